@@ -1,0 +1,90 @@
+# MAP_PMEM_AWARE benchmarking and crash-injection harness.
+#
+#   make test        unit tests + guest semantics tests (builds what it needs)
+#   make kernels     every kernel flavour in vm-images/flavours
+#   make images      the guest initramfs and golden ext4/xfs NVDIMM images
+#   make setup       install missing Debian packages (needs root)
+#
+# Kernels and golden images are cached outside the tree (see README.md).
+
+MAKEFLAGS += --no-builtin-rules --no-builtin-variables
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+CC       := gcc
+CFLAGS   := -std=gnu11 -O2 -g -Wall -Wextra -Werror
+SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
+B        := build
+
+# Flavours the test suite boots; `make kernels` builds every flavour.
+TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-nogate
+ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
+
+HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/vm.c \
+	       harness/qemu.c harness/qmp.c harness/console.c harness/accel.c \
+	       harness/jsonio.c
+HARNESS_HDR := $(wildcard harness/*.h)
+
+# Guest programs land in the initramfs; one program per line.
+GUEST_PROGS := $(B)/guest/pmem-agent \
+	       $(B)/guest/semantics
+
+UNIT_TESTS := $(B)/tests/unit-console \
+	      $(B)/tests/unit-qemu-argv
+
+.PHONY: all setup kernels images test unit-test guest-test clean bench crashtest compare
+all: $(B)/pmem-harness $(GUEST_PROGS)
+
+setup:
+	vm-images/setup-host.sh
+
+$(B)/pmem-harness: $(HARNESS_SRC) $(HARNESS_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $(HARNESS_SRC) -ljansson
+
+$(B)/guest/pmem-agent: workloads/agent.c workloads/channel.c workloads/channel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ workloads/agent.c workloads/channel.c
+
+$(B)/guest/semantics: tests/guest/semantics.c workloads/pmem_map.c workloads/pmem_map.h \
+		      workloads/persist.h workloads/persist_cpu.c tests/guest/tap.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iworkloads -o $@ tests/guest/semantics.c workloads/pmem_map.c \
+		workloads/persist_cpu.c
+
+$(B)/tests/unit-console: tests/unit/console.c harness/console.c harness/console.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SANITIZE) -Iharness -Itests/guest -o $@ tests/unit/console.c harness/console.c
+
+$(B)/tests/unit-qemu-argv: tests/unit/qemu-argv.c harness/qemu.c harness/qemu.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SANITIZE) -Iharness -Itests/guest -o $@ tests/unit/qemu-argv.c harness/qemu.c
+
+kernels:
+	vm-images/build-kernel.sh $(ALL_KERNELS)
+
+test-kernels:
+	vm-images/build-kernel.sh $(TEST_KERNELS)
+
+$(B)/initramfs.cpio: $(GUEST_PROGS) vm-images/build-initramfs.sh vm-images/guest/init \
+		     vm-images/guest/pmem-lib.sh
+	vm-images/build-initramfs.sh $@ $(B)/guest
+
+images: $(B)/initramfs.cpio $(B)/pmem-harness
+	vm-images/build-kernel.sh 6.1-stock
+	vm-images/make-golden.sh ext4 xfs
+
+unit-test: $(UNIT_TESTS)
+	prove -v $(UNIT_TESTS)
+
+guest-test: all test-kernels images
+	prove -v tests/guest-*.t
+
+test: setup-check all $(UNIT_TESTS) test-kernels images
+	prove -v $(UNIT_TESTS) tests/*.t
+
+setup-check:
+	@vm-images/setup-host.sh --check
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pmem-harness subcommands, one cmd-*.c each (the ndctl layout). */
+#ifndef HARNESS_BUILTIN_H
+#define HARNESS_BUILTIN_H
+
+int cmd_run(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+
+/* ${PMEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmem-aware} */
+const char *harness_cache_dir(void);
+
+#endif

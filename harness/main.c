@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmem-harness: the host-side driver. Commands are a table; each lives in its
+ * own cmd-*.c and answers --help.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "run", cmd_run, "boot one guest and run a job script in it" },
+	{ "probe", cmd_probe, "report the QEMU version and the accelerator in use" },
+};
+
+const char *harness_cache_dir(void)
+{
+	static char dir[4096];
+	const char *c = getenv("PMEM_CACHE"), *x = getenv("XDG_CACHE_HOME");
+
+	if (c)
+		return c;
+	if (x)
+		snprintf(dir, sizeof(dir), "%s/pmem-aware", x);
+	else
+		snprintf(dir, sizeof(dir), "%s/.cache/pmem-aware", getenv("HOME") ? getenv("HOME") : "/tmp");
+	return dir;
+}
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: pmem-harness COMMAND [--help | options]\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int ret;
+
+	/* A guest that dies closes its sockets; that is a result, not a signal. */
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		ret = commands[i].fn(argc - 1, argv + 1);
+		if (fflush(stdout) || ferror(stdout)) {
+			perror("pmem-harness: writing to stdout");
+			return 1;
+		}
+		return ret;
+	}
+	fprintf(stderr, "pmem-harness: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Build the QEMU command line for one guest: see qemu.h. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qemu.h"
+
+void argv_free(struct argv *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	memset(a, 0, sizeof(*a));
+}
+
+static void argv_add(struct argv *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void argv_add(struct argv *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (a->n + 2 > a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 32;
+		a->v = realloc(a->v, a->cap * sizeof(*a->v));
+		if (!a->v)
+			abort();
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+}
+
+/* A chardev that connects to a socket the harness already listens on. */
+static void add_port(struct argv *a, const char *id, const char *path, const char *name)
+{
+	argv_add(a, "-chardev");
+	argv_add(a, "socket,id=%s,path=%s", id, path);
+	argv_add(a, "-device");
+	argv_add(a, "virtserialport,bus=vser.0,chardev=%s,name=%s", id, name);
+}
+
+int qemu_build_argv(const struct qemu_config *c, struct argv *a)
+{
+	if (!c->binary || !c->kernel || !c->initrd || !c->accel ||
+	    !c->qmp_socket || !c->ctl_socket || !c->out_socket || !c->mem_mib)
+		return -1;
+	if (strcmp(c->accel, "kvm") && strcmp(c->accel, "tcg"))
+		return -1;
+	if (c->nvdimm && c->nvdimm_size <= NVDIMM_LABEL_SIZE)
+		return -1;
+
+	memset(a, 0, sizeof(*a));
+	argv_add(a, "%s", c->binary);
+	argv_add(a, "-accel");
+	argv_add(a, "%s", c->accel);
+	/* -cpu host aborts on MSR 0x10a under nested KVM; max works for both. */
+	argv_add(a, "-cpu");
+	argv_add(a, "max");
+	argv_add(a, "-smp");
+	argv_add(a, "%u", c->cpus ? c->cpus : 1);
+	argv_add(a, "-M");
+	argv_add(a, "q35%s", c->nvdimm ? ",nvdimm=on" : "");
+	argv_add(a, "-m");
+	argv_add(a, "%uM,slots=2,maxmem=%uM", c->mem_mib, c->mem_mib + 4096);
+	argv_add(a, "-nodefaults");
+	argv_add(a, "-no-user-config");
+	argv_add(a, "-display");
+	argv_add(a, "none");
+	argv_add(a, "-no-reboot");
+	argv_add(a, "-nic");
+	argv_add(a, "none");
+	/* Console on QEMU's stdout, which the harness reads and scans. */
+	argv_add(a, "-chardev");
+	argv_add(a, "stdio,id=con,signal=off");
+	argv_add(a, "-serial");
+	argv_add(a, "chardev:con");
+	argv_add(a, "-chardev");
+	argv_add(a, "socket,id=qmp,path=%s", c->qmp_socket);
+	argv_add(a, "-mon");
+	argv_add(a, "chardev=qmp,mode=control");
+	argv_add(a, "-device");
+	argv_add(a, "virtio-serial-pci,id=vser");
+	add_port(a, "ctl", c->ctl_socket, "pmem.ctl");
+	add_port(a, "out", c->out_socket, "pmem.out");
+	if (c->nvdimm) {
+		/* No pmem=on: the backing file is on an ordinary filesystem. */
+		argv_add(a, "-object");
+		argv_add(a, "memory-backend-file,id=nv0mem,share=on,mem-path=%s,size=%llu",
+			 c->nvdimm, c->nvdimm_size);
+		argv_add(a, "-device");
+		argv_add(a, "nvdimm,id=nv0,memdev=nv0mem,label-size=%llu", NVDIMM_LABEL_SIZE);
+	}
+	argv_add(a, "-kernel");
+	argv_add(a, "%s", c->kernel);
+	argv_add(a, "-initrd");
+	argv_add(a, "%s", c->initrd);
+	argv_add(a, "-append");
+	/* panic=-1 with -no-reboot: a panic that the console scan misses still
+	 * ends QEMU instead of hanging until the timeout. */
+	argv_add(a, "console=ttyS0 panic=-1 oops=panic%s%s",
+		 c->append ? " " : "", c->append ? c->append : "");
+	return 0;
+}
+
+int qemu_version(const char *binary, char *buf, size_t size)
+{
+	char cmd[512], line[256];
+	FILE *p;
+	int ret = -1;
+
+	snprintf(cmd, sizeof(cmd), "'%s' --version 2>/dev/null", binary);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (fgets(line, sizeof(line), p)) {
+		const char *v = strstr(line, "version ");
+
+		if (v) {
+			v += strlen("version ");
+			snprintf(buf, size, "%.*s", (int)strcspn(v, " \n("), v);
+			ret = 0;
+		}
+	}
+	if (pclose(p) != 0)
+		ret = -1;
+	return ret;
+}
+
+int qemu_has_plugin_api_v4(const char *version)
+{
+	int major = 0, minor = 0;
+
+	if (sscanf(version, "%d.%d", &major, &minor) < 1)
+		return 0;
+	/*
+	 * Checked: 10.0.2 has v4 (qemu_plugin_mem_get_value), 7.2 has v1.
+	 * Versions in between are conservatively treated as lacking it.
+	 */
+	return major >= 10;
+}

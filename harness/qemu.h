@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The QEMU command line as data: one struct in, an argv out. */
+#ifndef HARNESS_QEMU_H
+#define HARNESS_QEMU_H
+
+#include <stddef.h>
+
+/* The NVDIMM label area QEMU keeps at the end of the backing file. */
+#define NVDIMM_LABEL_SIZE (128ULL << 10)
+
+struct qemu_config {
+	const char *binary;		/* qemu-system-x86_64 */
+	const char *accel;		/* "kvm" or "tcg" */
+	const char *kernel;		/* bzImage */
+	const char *initrd;		/* cpio archive */
+	const char *append;		/* extra kernel command line, may be NULL */
+	const char *nvdimm;		/* backing file, NULL for none */
+	unsigned long long nvdimm_size;	/* backing file size, label included */
+	unsigned int mem_mib;
+	unsigned int cpus;
+	const char *qmp_socket;		/* the harness listens, QEMU connects */
+	const char *ctl_socket;
+	const char *out_socket;
+};
+
+struct argv {
+	char **v;
+	size_t n, cap;
+};
+
+void argv_free(struct argv *a);
+/* Fill a NULL-terminated argv for execvp(); returns -1 on a bad config. */
+int qemu_build_argv(const struct qemu_config *c, struct argv *a);
+/* "10.0.2" from `qemu-system-x86_64 --version`; -1 if QEMU cannot run. */
+int qemu_version(const char *binary, char *buf, size_t size);
+/* Whether the TCG plugin API gives stored values and registers (v4). */
+int qemu_has_plugin_api_v4(const char *version);
+
+#endif

@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One guest's life. The harness listens on three unix sockets in a private
+ * 0700 directory (QMP, the "pmem.ctl" port, the "pmem.out" port); QEMU
+ * connects to them as a client, so no connection races the guest's boot.
+ * The console arrives on QEMU's stdout and is logged and scanned line by line;
+ * a panic, oops or BUG ends the guest at once. QEMU is always ended through
+ * the pid we forked, never by name.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qmp.h"
+#include "vm.h"
+
+#define QEMU_CONNECT_MS 15000
+#define POWEROFF_GRACE_MS 15000
+
+struct linebuf {
+	char buf[8192];
+	size_t len;
+};
+
+struct vm {
+	struct vm_options *o;
+	struct vm_result *r;
+	char rundir[64];
+	char qmp_path[128], ctl_path[128], out_path[128];
+	int qmp_lfd, ctl_lfd, out_lfd;
+	int con_fd, qmp_fd, ctl_fd, out_fd;
+	FILE *console_log, *guest_log;
+	pid_t pid;
+	int exited;		/* QEMU reaped */
+	int reported;		/* guest sent "exit" */
+	int booted;
+	double t_start, t_hello, t_exit;
+	struct qmp qmp;
+	struct linebuf con_line, ctl_line;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int listen_unix(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 1) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void set_message(struct vm *vm, enum vm_status s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_message(struct vm *vm, enum vm_status s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (vm->r->message[0])
+		return; /* keep the first cause */
+	vm->r->status = s;
+	va_start(ap, fmt);
+	vsnprintf(vm->r->message, sizeof(vm->r->message), fmt, ap);
+	va_end(ap);
+}
+
+static int reap(struct vm *vm, int options)
+{
+	int status;
+
+	if (vm->exited)
+		return 1;
+	if (waitpid(vm->pid, &status, options) == vm->pid) {
+		vm->exited = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Accept QEMU's connection on one socket, watching that QEMU still lives. */
+static int accept_from_qemu(struct vm *vm, int lfd)
+{
+	double deadline = now() + QEMU_CONNECT_MS / 1000.0;
+
+	while (now() < deadline) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+		if (poll(&p, 1, 200) > 0)
+			return accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (reap(vm, WNOHANG))
+			return -1;
+	}
+	return -1;
+}
+
+static int spawn_qemu(struct vm *vm, struct argv *argv)
+{
+	char path[512];
+	int pipefd[2], errfd;
+
+	snprintf(path, sizeof(path), "%s/qemu.log", vm->o->run_dir);
+	errfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (errfd < 0 || pipe2(pipefd, O_CLOEXEC) < 0)
+		return -1;
+	vm->pid = fork();
+	if (vm->pid < 0)
+		return -1;
+	if (vm->pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		dup2(devnull, 0);
+		dup2(pipefd[1], 1);
+		dup2(errfd, 2);
+		execvp(argv->v[0], argv->v);
+		dprintf(2, "exec %s: %s\n", argv->v[0], strerror(errno));
+		_exit(127);
+	}
+	close(pipefd[1]);
+	close(errfd);
+	vm->con_fd = pipefd[0];
+	return 0;
+}
+
+static void send_script(struct vm *vm)
+{
+	size_t len = strlen(vm->o->script);
+
+	dprintf(vm->ctl_fd, "script %zu\n", len);
+	if (write(vm->ctl_fd, vm->o->script, len) != (ssize_t)len)
+		set_message(vm, VM_NO_EXIT, "could not send the job script to the guest");
+}
+
+static void on_ctl_line(struct vm *vm, const char *line)
+{
+	int rc;
+
+	if (!strncmp(line, "hello ", 6)) {
+		vm->booted = 1;
+		vm->t_hello = now();
+		vm->r->boot_seconds = vm->t_hello - vm->t_start;
+		snprintf(vm->r->kernel_release, sizeof(vm->r->kernel_release), "%s", line + 6);
+		send_script(vm);
+	} else if (sscanf(line, "exit %d", &rc) == 1) {
+		vm->reported = 1;
+		vm->t_exit = now();
+		vm->r->guest_exit = rc;
+		vm->r->run_seconds = now() - vm->t_hello;
+	}
+}
+
+static void on_console_line(struct vm *vm, const char *line)
+{
+	enum console_event e = console_scan_line(line);
+
+	if (e > vm->r->worst_event) {
+		vm->r->worst_event = e;
+		snprintf(vm->r->event_line, sizeof(vm->r->event_line), "%s", line);
+	}
+	if (console_event_is_fatal(e))
+		set_message(vm, VM_KERNEL_FAILURE, "guest kernel %s: \"%s\"; console log: %s/console.log",
+			    console_event_name(e), line, vm->o->run_dir);
+}
+
+/* Read what is there; split complete lines. Returns 0 on EOF. */
+static int read_lines(int fd, struct linebuf *lb, FILE *log, struct vm *vm,
+		      void (*fn)(struct vm *, const char *))
+{
+	ssize_t n = read(fd, lb->buf + lb->len, sizeof(lb->buf) - lb->len - 1);
+	char *start, *nl;
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 1;
+	if (n <= 0)
+		return 0;
+	if (log)
+		fwrite(lb->buf + lb->len, 1, n, log);
+	lb->len += n;
+	lb->buf[lb->len] = '\0';
+	start = lb->buf;
+	while ((nl = strchr(start, '\n'))) {
+		*nl = '\0';
+		if (nl > start && nl[-1] == '\r')
+			nl[-1] = '\0';
+		fn(vm, start);
+		start = nl + 1;
+	}
+	lb->len -= start - lb->buf;
+	memmove(lb->buf, start, lb->len);
+	if (lb->len == sizeof(lb->buf) - 1) { /* an endless line: take it as is */
+		lb->buf[lb->len] = '\0';
+		fn(vm, lb->buf);
+		lb->len = 0;
+	}
+	return 1;
+}
+
+static int copy_out(struct vm *vm)
+{
+	char buf[8192];
+	ssize_t n = read(vm->out_fd, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 1;
+	if (n <= 0)
+		return 0;
+	fwrite(buf, 1, n, vm->guest_log);
+	if (vm->o->echo) {
+		fwrite(buf, 1, n, vm->o->echo);
+		fflush(vm->o->echo);
+	}
+	return 1;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Run until the job reports and QEMU powers off, or something fails. */
+static void watch(struct vm *vm)
+{
+	for (;;) {
+		struct pollfd p[3] = {
+			{ .fd = vm->con_fd, .events = POLLIN },
+			{ .fd = vm->ctl_fd, .events = POLLIN },
+			{ .fd = vm->out_fd, .events = POLLIN },
+		};
+		double deadline, t = now();
+
+		if (vm->r->message[0])
+			return;
+		if (vm->reported && vm->con_fd < 0 && vm->out_fd < 0)
+			return; /* powered off and drained */
+		if (vm->reported)
+			deadline = vm->t_exit + POWEROFF_GRACE_MS / 1000.0;
+		else if (vm->booted)
+			deadline = vm->t_hello + vm->o->run_timeout;
+		else
+			deadline = vm->t_start + vm->o->boot_timeout;
+		if (t >= deadline) {
+			if (vm->reported)
+				return; /* slow to power off: cleanup ends it */
+			if (!vm->booted)
+				set_message(vm, VM_BOOT_TIMEOUT,
+					    "guest did not boot within %d s (accelerator %s); console log: %s/console.log",
+					    vm->o->boot_timeout, vm->o->qemu.accel, vm->o->run_dir);
+			else
+				set_message(vm, VM_RUN_TIMEOUT,
+					    "guest job did not finish within %d s; console log: %s/console.log, output: %s/guest.log",
+					    vm->o->run_timeout, vm->o->run_dir, vm->o->run_dir);
+			return;
+		}
+		if (poll(p, 3, (int)((deadline - t) * 1000) + 1) < 0 && errno != EINTR)
+			return;
+		if (p[0].revents &&
+		    !read_lines(vm->con_fd, &vm->con_line, vm->console_log, vm, on_console_line))
+			close_fd(&vm->con_fd);
+		if (p[1].revents && !read_lines(vm->ctl_fd, &vm->ctl_line, NULL, vm, on_ctl_line))
+			close_fd(&vm->ctl_fd);
+		if (p[2].revents && !copy_out(vm))
+			close_fd(&vm->out_fd);
+		/* Console EOF means QEMU is gone; without a report that is a failure. */
+		if (vm->con_fd < 0 && !vm->reported) {
+			set_message(vm, VM_NO_EXIT,
+				    "guest stopped without reporting an exit status; console log: %s/console.log",
+				    vm->o->run_dir);
+			return;
+		}
+	}
+}
+
+/* Ask QEMU to quit, then kill it by its pid; always reap it. */
+static void end_qemu(struct vm *vm)
+{
+	double deadline;
+
+	if (vm->pid <= 0)
+		return;
+	/* A guest that reported is powering off: give it a moment first. */
+	deadline = now() + (vm->reported ? 2 : 0);
+	while (!reap(vm, WNOHANG) && now() < deadline)
+		usleep(10000);
+	if (vm->exited)
+		return;
+	if (vm->qmp_fd >= 0) {
+		json_t *ret = qmp_execute(&vm->qmp, "quit", NULL, 2000);
+
+		json_decref(ret);
+	}
+	deadline = now() + 3;
+	while (now() < deadline && !reap(vm, WNOHANG))
+		usleep(20000);
+	if (!vm->exited) {
+		kill(vm->pid, SIGKILL);
+		reap(vm, 0);
+	}
+}
+
+static void cleanup(struct vm *vm)
+{
+	end_qemu(vm);
+	close_fd(&vm->con_fd);
+	close_fd(&vm->ctl_fd);
+	close_fd(&vm->out_fd);
+	close_fd(&vm->qmp_fd);
+	close_fd(&vm->qmp_lfd);
+	close_fd(&vm->ctl_lfd);
+	close_fd(&vm->out_lfd);
+	if (vm->console_log)
+		fclose(vm->console_log);
+	if (vm->guest_log)
+		fclose(vm->guest_log);
+	unlink(vm->qmp_path);
+	unlink(vm->ctl_path);
+	unlink(vm->out_path);
+	rmdir(vm->rundir);
+}
+
+static FILE *open_log(struct vm *vm, const char *name)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", vm->o->run_dir, name);
+	f = fopen(path, "we");
+	if (f)
+		setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
+int vm_run(struct vm_options *o, struct vm_result *r)
+{
+	struct vm vm = {
+		.o = o, .r = r, .qmp_lfd = -1, .ctl_lfd = -1, .out_lfd = -1,
+		.con_fd = -1, .qmp_fd = -1, .ctl_fd = -1, .out_fd = -1,
+	};
+	const char *tmp = getenv("XDG_RUNTIME_DIR");
+	struct argv argv;
+
+	memset(r, 0, sizeof(*r));
+	r->guest_exit = -1;
+	/* mkdtemp makes the directory 0700: only we can reach the sockets. */
+	snprintf(vm.rundir, sizeof(vm.rundir), "%s/pmem-vm.XXXXXX",
+		 tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+	if (!mkdtemp(vm.rundir)) {
+		set_message(&vm, VM_QEMU_FAILED, "cannot create a runtime directory: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(vm.qmp_path, sizeof(vm.qmp_path), "%s/qmp", vm.rundir);
+	snprintf(vm.ctl_path, sizeof(vm.ctl_path), "%s/ctl", vm.rundir);
+	snprintf(vm.out_path, sizeof(vm.out_path), "%s/out", vm.rundir);
+	o->qemu.qmp_socket = vm.qmp_path;
+	o->qemu.ctl_socket = vm.ctl_path;
+	o->qemu.out_socket = vm.out_path;
+
+	vm.console_log = open_log(&vm, "console.log");
+	vm.guest_log = open_log(&vm, "guest.log");
+	vm.qmp_lfd = listen_unix(vm.qmp_path);
+	vm.ctl_lfd = listen_unix(vm.ctl_path);
+	vm.out_lfd = listen_unix(vm.out_path);
+	if (!vm.console_log || !vm.guest_log || vm.qmp_lfd < 0 || vm.ctl_lfd < 0 || vm.out_lfd < 0) {
+		set_message(&vm, VM_QEMU_FAILED, "cannot set up logs in %s or sockets in %s: %s",
+			    o->run_dir, vm.rundir, strerror(errno));
+		goto out;
+	}
+	if (qemu_build_argv(&o->qemu, &argv) < 0) {
+		set_message(&vm, VM_QEMU_FAILED, "incomplete QEMU configuration");
+		goto out;
+	}
+	vm.t_start = now();
+	if (spawn_qemu(&vm, &argv) < 0) {
+		argv_free(&argv);
+		set_message(&vm, VM_QEMU_FAILED, "cannot start %s: %s", o->qemu.binary, strerror(errno));
+		goto out;
+	}
+	argv_free(&argv);
+	/* QEMU connects its chardevs in command-line order: QMP, ctl, out. */
+	vm.qmp_fd = accept_from_qemu(&vm, vm.qmp_lfd);
+	vm.ctl_fd = vm.qmp_fd < 0 ? -1 : accept_from_qemu(&vm, vm.ctl_lfd);
+	vm.out_fd = vm.ctl_fd < 0 ? -1 : accept_from_qemu(&vm, vm.out_lfd);
+	if (vm.out_fd < 0 || qmp_handshake(&vm.qmp, vm.qmp_fd, 5000) < 0) {
+		set_message(&vm, VM_QEMU_FAILED, "QEMU did not start; its messages are in %s/qemu.log",
+			    o->run_dir);
+		goto out;
+	}
+	watch(&vm);
+	if (!r->message[0]) {
+		r->status = vm.reported ? VM_OK : VM_NO_EXIT;
+		if (!vm.reported)
+			set_message(&vm, VM_NO_EXIT, "guest did not report; console log: %s/console.log",
+				    o->run_dir);
+	}
+out:
+	cleanup(&vm);
+	return r->status == VM_OK ? 0 : -1;
+}
+
+const char *vm_status_name(enum vm_status s)
+{
+	switch (s) {
+	case VM_OK: return "ok";
+	case VM_BOOT_TIMEOUT: return "boot-timeout";
+	case VM_RUN_TIMEOUT: return "run-timeout";
+	case VM_KERNEL_FAILURE: return "kernel-failure";
+	case VM_NO_EXIT: return "no-exit";
+	case VM_QEMU_FAILED: return "qemu-failed";
+	}
+	return "unknown";
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* One guest's life: start QEMU, hand it a job, watch it, end it. */
+#ifndef HARNESS_VM_H
+#define HARNESS_VM_H
+
+#include <stdio.h>
+
+#include "console.h"
+#include "qemu.h"
+
+enum vm_status {
+	VM_OK,			/* the job ran and reported its exit status */
+	VM_BOOT_TIMEOUT,	/* no "hello" from the guest in time */
+	VM_RUN_TIMEOUT,		/* the job did not finish in time */
+	VM_KERNEL_FAILURE,	/* panic, oops or BUG on the console */
+	VM_NO_EXIT,		/* the guest stopped without reporting */
+	VM_QEMU_FAILED,		/* QEMU did not start or connect */
+};
+
+struct vm_options {
+	struct qemu_config qemu;	/* socket paths are filled by vm_run */
+	const char *script;		/* job script text sent to the guest */
+	const char *run_dir;		/* console.log, guest.log, qemu.log go here */
+	int boot_timeout;		/* seconds until the guest says hello */
+	int run_timeout;		/* seconds for the job itself */
+	FILE *echo;			/* copy of the job's output, or NULL */
+};
+
+struct vm_result {
+	enum vm_status status;
+	int guest_exit;			/* valid when status == VM_OK */
+	double boot_seconds;		/* QEMU start to the guest's hello */
+	double run_seconds;		/* hello to the job's exit report */
+	char kernel_release[128];
+	enum console_event worst_event;
+	char event_line[256];		/* first console line of worst_event */
+	char message[512];		/* one line for the user when not OK */
+};
+
+int vm_run(struct vm_options *o, struct vm_result *r);
+const char *vm_status_name(enum vm_status s);
+
+#endif

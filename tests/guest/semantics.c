@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MAP_PMEM_AWARE semantics, run inside a guest on a DAX filesystem.
+ *
+ *   semantics [--aware] [--rdfix] --dir DIR [--nondax DIR] [--tmpfs DIR]
+ *   semantics write-pattern FILE SEED PAGES    (aware mapping + clwb)
+ *   semantics verify-pattern FILE SEED PAGES   (legacy mapping and read(2))
+ *   semantics set-dax-flag DIR                 (FS_XFLAG_DAX for dax=inode)
+ *
+ * --aware says the kernel carries the port, --rdfix that read faults are not
+ * tagged dirty. What each mode must do is the table in README.md:
+ *
+ *   mode        mmap flags                     fsync/msync writes back
+ *   shared      MAP_SHARED                     every written page
+ *   sync        MAP_SHARED_VALIDATE|MAP_SYNC   every written page
+ *   aware       MAP_SHARED_VALIDATE|AWARE      nothing
+ *   sync+aware  MAP_SHARED_VALIDATE|SYNC|AWARE nothing
+ *
+ * Write-backs are counted with the fs_dax:dax_writeback_one tracepoint,
+ * filtered to the test file's inode.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <linux/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "persist.h"
+#include "pmem_map.h"
+#include "tap.h"
+
+#define PAGE 4096
+#define NPAGES 16		/* 64 KiB: too small for a PMD fault */
+#define TRACEFS "/sys/kernel/tracing"
+#define TIMEOUT 120
+
+#ifndef STATX_ATTR_DAX
+#define STATX_ATTR_DAX 0x00200000
+#endif
+
+static struct {
+	int aware, rdfix;
+	const char *dir, *nondax, *tmpfs;
+} cfg;
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		tap_diag(__VA_ARGS__);					\
+		return TAP_FAIL;					\
+	}								\
+} while (0)
+
+/* ---- tracefs ---------------------------------------------------------- */
+
+static int trace_write(const char *file, const char *value)
+{
+	char path[256];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0) {
+		tap_diag("open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
+	if (!ok)
+		tap_diag("write %s to %s: %s", value, path, strerror(errno));
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static int trace_start(void)
+{
+	if (trace_write("tracing_on", "0") || trace_write("trace", "") ||
+	    trace_write("events/fs_dax/dax_writeback_one/enable", "1") ||
+	    trace_write("tracing_on", "1"))
+		return -1;
+	return 0;
+}
+
+/* dax_writeback_one events for inode ino since trace_start(); -1 on error. */
+static long trace_count_writebacks(unsigned long ino)
+{
+	char needle[64], line[512];
+	long n = 0;
+	FILE *f;
+
+	if (trace_write("tracing_on", "0"))
+		return -1;
+	f = fopen(TRACEFS "/trace", "r");
+	if (!f)
+		return -1;
+	snprintf(needle, sizeof(needle), "ino %#lx ", ino);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "dax_writeback_one:") && strstr(line, needle))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* ---- files ------------------------------------------------------------- */
+
+enum layout { HOLE, PREALLOC };
+static const char *const layout_name[] = { "hole", "prealloc" };
+
+/* A fresh file: sparse (allocating faults) or written and synced. */
+static int make_file(const char *dir, const char *name, enum layout layout, size_t len)
+{
+	char path[512], page[PAGE];
+	size_t off;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	unlink(path);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		tap_diag("open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (layout == HOLE) {
+		if (ftruncate(fd, len) < 0)
+			goto err;
+	} else {
+		memset(page, 0x5a, sizeof(page));
+		for (off = 0; off < len; off += PAGE)
+			if (pwrite(fd, page, PAGE, off) != PAGE)
+				goto err;
+	}
+	if (fsync(fd) < 0)
+		goto err;
+	return fd;
+err:
+	tap_diag("preparing %s: %s", path, strerror(errno));
+	close(fd);
+	return -1;
+}
+
+static int file_is_dax(int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) < 0)
+		return -1;
+	return !!(stx.stx_attributes & STATX_ATTR_DAX);
+}
+
+static unsigned long file_ino(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) < 0 ? 0 : st.st_ino;
+}
+
+/* ---- mmap flag validation ---------------------------------------------- */
+
+struct flag_case {
+	const char *name;
+	const char *dir;	/* which directory the file is in */
+	int flags;
+	int expect_errno;	/* 0: mapping succeeds */
+	const char *want_vmflags;	/* must be present */
+	const char *unwanted_vmflag;	/* must be absent */
+};
+
+static int test_flags(void *arg)
+{
+	const struct flag_case *c = arg;
+	char vmflags[256];
+	void *p;
+	int fd;
+
+	fd = make_file(c->dir, "flags", PREALLOC, NPAGES * PAGE);
+	CHECK(fd >= 0, "cannot create a file in %s", c->dir);
+	p = mmap(NULL, NPAGES * PAGE, PROT_READ | PROT_WRITE, c->flags, fd, 0);
+	if (c->expect_errno) {
+		CHECK(p == MAP_FAILED, "mmap(%#x) succeeded, expected %s", c->flags,
+		      strerror(c->expect_errno));
+		CHECK(errno == c->expect_errno, "mmap(%#x) failed with %s, expected %s",
+		      c->flags, strerror(errno), strerror(c->expect_errno));
+		return TAP_PASS;
+	}
+	CHECK(p != MAP_FAILED, "mmap(%#x): %s", c->flags, strerror(errno));
+	CHECK(smaps_vmflags(p, vmflags, sizeof(vmflags)) == 0, "no smaps entry for the mapping");
+	tap_diag("%s VmFlags:%s", c->name, vmflags);
+	if (c->want_vmflags) {
+		char want[64], *tok, *save;
+
+		snprintf(want, sizeof(want), "%s", c->want_vmflags);
+		for (tok = strtok_r(want, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+			CHECK(vmflags_has(vmflags, tok), "VmFlags lacks '%s'", tok);
+	}
+	if (c->unwanted_vmflag)
+		CHECK(!vmflags_has(vmflags, c->unwanted_vmflag), "VmFlags has '%s'",
+		      c->unwanted_vmflag);
+	return TAP_PASS;
+}
+
+/* ---- dirty tracking ---------------------------------------------------- */
+
+struct dirty_case {
+	const struct map_mode *mode;
+	enum layout layout;
+	int use_msync;
+	int reads_only;		/* read faults instead of writes */
+	long expect;		/* dax_writeback_one events */
+};
+
+static int test_dirty(void *arg)
+{
+	const struct dirty_case *c = arg;
+	volatile unsigned char sink = 0;
+	unsigned char *p;
+	long events;
+	int fd, i;
+
+	fd = make_file(cfg.dir, "dirty", c->layout, NPAGES * PAGE);
+	CHECK(fd >= 0, "cannot create the test file");
+	CHECK(file_is_dax(fd) == 1, "test file is not DAX: is the filesystem mounted -o dax?");
+	p = map_mode_map(c->mode, fd, NPAGES * PAGE);
+	CHECK(p != MAP_FAILED, "mmap %s: %s", c->mode->name, strerror(errno));
+	CHECK(trace_start() == 0, "cannot enable fs_dax:dax_writeback_one");
+	for (i = 0; i < NPAGES; i++) {
+		if (c->reads_only)
+			sink += p[i * PAGE];
+		else
+			p[i * PAGE + 1] = (unsigned char)i;
+	}
+	if (c->mode->aware && !c->reads_only)
+		cpu_flush(p, NPAGES * PAGE);
+	if (c->use_msync)
+		CHECK(msync(p, NPAGES * PAGE, MS_SYNC) == 0, "msync: %s", strerror(errno));
+	else
+		CHECK(fsync(fd) == 0, "fsync: %s", strerror(errno));
+	events = trace_count_writebacks(file_ino(fd));
+	CHECK(events >= 0, "cannot read the trace buffer");
+	tap_diag("%s %s %s %s: %ld dax_writeback_one events for %d pages (expected %ld)",
+		 c->mode->name, layout_name[c->layout], c->reads_only ? "reads" : "writes",
+		 c->use_msync ? "msync" : "fsync", events, NPAGES, c->expect);
+	CHECK(events == c->expect, "%ld write-backs, expected %ld", events, c->expect);
+	(void)sink;
+	return TAP_PASS;
+}
+
+/* ---- mixed access ------------------------------------------------------ */
+
+static unsigned char pattern_byte(unsigned int seed, size_t off)
+{
+	return (unsigned char)(seed * 31 + off * 7 + (off >> 12) * 13);
+}
+
+static int write_pattern(const char *path, unsigned int seed, int pages)
+{
+	const struct map_mode *aware = map_mode_find("aware");
+	unsigned char *p;
+	size_t off, len = (size_t)pages * PAGE;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+	CHECK(ftruncate(fd, len) == 0, "ftruncate: %s", strerror(errno));
+	p = map_mode_map(aware, fd, len);
+	CHECK(p != MAP_FAILED, "mmap aware: %s", strerror(errno));
+	for (off = 0; off < len; off++)
+		p[off] = pattern_byte(seed, off);
+	cpu_flush(p, len);
+	CHECK(munmap(p, len) == 0, "munmap: %s", strerror(errno));
+	close(fd);
+	return TAP_PASS;
+}
+
+static int verify_pattern(const char *path, unsigned int seed, int pages)
+{
+	size_t off, len = (size_t)pages * PAGE;
+	unsigned char *p, *buf = malloc(len);
+	int fd = open(path, O_RDONLY);
+
+	CHECK(buf && fd >= 0, "open %s: %s", path, strerror(errno));
+	/* Through a legacy shared mapping... */
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(p != MAP_FAILED, "mmap shared: %s", strerror(errno));
+	for (off = 0; off < len; off++)
+		CHECK(p[off] == pattern_byte(seed, off),
+		      "legacy mapping: byte %zu is %#x, expected %#x", off, p[off],
+		      pattern_byte(seed, off));
+	munmap(p, len);
+	/* ...and through read(2). */
+	CHECK(pread(fd, buf, len, 0) == (ssize_t)len, "pread: %s", strerror(errno));
+	for (off = 0; off < len; off++)
+		CHECK(buf[off] == pattern_byte(seed, off), "read(2): byte %zu is %#x, expected %#x",
+		      off, buf[off], pattern_byte(seed, off));
+	free(buf);
+	close(fd);
+	return TAP_PASS;
+}
+
+static int test_mixed(void *arg)
+{
+	char path[512];
+
+	(void)arg;
+	snprintf(path, sizeof(path), "%s/mixed", cfg.dir);
+	if (write_pattern(path, 7, NPAGES) != TAP_PASS)
+		return TAP_FAIL;
+	return verify_pattern(path, 7, NPAGES);
+}
+
+/* ---- plan -------------------------------------------------------------- */
+
+static long expected_writebacks(const struct map_mode *m)
+{
+	return m->aware ? 0 : NPAGES;
+}
+
+static void run_flag_tests(void)
+{
+	int dax_aware = MAP_SHARED_VALIDATE | MAP_PMEM_AWARE;
+	struct flag_case cases[] = {
+		{ "validate-aware-on-dax", cfg.dir, dax_aware, cfg.aware ? 0 : EOPNOTSUPP,
+		  PMEM_AWARE_VMFLAG, NULL },
+		{ "validate-aware-on-tmpfs", cfg.tmpfs, dax_aware, EOPNOTSUPP, NULL, NULL },
+		{ "validate-aware-on-nondax-file", cfg.nondax, dax_aware, EOPNOTSUPP, NULL, NULL },
+		{ "shared-aware-is-legacy", cfg.dir, MAP_SHARED | MAP_PMEM_AWARE, 0, "sh",
+		  PMEM_AWARE_VMFLAG },
+		{ "private-aware-is-ignored", cfg.dir, MAP_PRIVATE | MAP_PMEM_AWARE, 0, NULL,
+		  PMEM_AWARE_VMFLAG },
+		{ "sync-aware-has-both-flags", cfg.dir, MAP_SHARED_VALIDATE | MAP_SYNC | MAP_PMEM_AWARE,
+		  cfg.aware ? 0 : EOPNOTSUPP, "sf " PMEM_AWARE_VMFLAG, NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (!cases[i].dir) {
+			tap_result(TAP_SKIP, cases[i].name, "no directory given for this case");
+			continue;
+		}
+		tap_run(cases[i].name, test_flags, &cases[i], TIMEOUT);
+	}
+}
+
+static void run_dirty_tests(void)
+{
+	const struct map_mode *m;
+	char name[128];
+	int layout, msync_;
+
+	for (m = map_modes; m->name; m++)
+		for (layout = HOLE; layout <= PREALLOC; layout++)
+			for (msync_ = 0; msync_ <= 1; msync_++) {
+				struct dirty_case c = { m, layout, msync_, 0, expected_writebacks(m) };
+
+				snprintf(name, sizeof(name), "dirty-tracking %s %s %s", m->name,
+					 layout_name[layout], msync_ ? "msync" : "fsync");
+				if (m->aware && !cfg.aware)
+					tap_result(TAP_SKIP, name, "kernel without MAP_PMEM_AWARE");
+				else
+					tap_run(name, test_dirty, &c, TIMEOUT);
+			}
+	/* 6.1 tags read faults dirty too; the rdfix patch stops that. */
+	{
+		struct dirty_case c = { map_mode_find("shared"), PREALLOC, 0, 1,
+					cfg.rdfix ? 0 : NPAGES };
+
+		tap_run(cfg.rdfix ? "read-faults-not-tracked (rdfix)" : "read-faults-tracked (6.1)",
+			test_dirty, &c, TIMEOUT);
+	}
+}
+
+/* Mark a directory FS_XFLAG_DAX so that files created in it are DAX on a
+ * dax=inode mount, while files elsewhere are not. */
+static int set_dax_flag(const char *dir)
+{
+	struct fsxattr fsx;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0 || ioctl(fd, FS_IOC_FSGETXATTR, &fsx) < 0) {
+		fprintf(stderr, "semantics: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	fsx.fsx_xflags |= FS_XFLAG_DAX;
+	if (ioctl(fd, FS_IOC_FSSETXATTR, &fsx) < 0) {
+		fprintf(stderr, "semantics: set FS_XFLAG_DAX on %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: semantics [--aware] [--rdfix] --dir DIR [--nondax DIR] [--tmpfs DIR]\n"
+		"       semantics write-pattern|verify-pattern FILE SEED PAGES\n"
+		"       semantics set-dax-flag DIR\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 3 && !strcmp(argv[1], "set-dax-flag"))
+		return set_dax_flag(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "write-pattern"))
+		return write_pattern(argv[2], atoi(argv[3]), atoi(argv[4])) == TAP_PASS ? 0 : 1;
+	if (argc == 5 && !strcmp(argv[1], "verify-pattern"))
+		return verify_pattern(argv[2], atoi(argv[3]), atoi(argv[4])) == TAP_PASS ? 0 : 1;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--aware"))
+			cfg.aware = 1;
+		else if (!strcmp(argv[i], "--rdfix"))
+			cfg.rdfix = 1;
+		else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+			cfg.dir = argv[++i];
+		else if (!strcmp(argv[i], "--nondax") && i + 1 < argc)
+			cfg.nondax = argv[++i];
+		else if (!strcmp(argv[i], "--tmpfs") && i + 1 < argc)
+			cfg.tmpfs = argv[++i];
+		else
+			return usage();
+	}
+	if (!cfg.dir)
+		return usage();
+
+	tap_plan(6 + 16 + 1 + 1);
+	tap_diag("kernel %s MAP_PMEM_AWARE, read faults %s; flush instruction %s",
+		 cfg.aware ? "with" : "without", cfg.rdfix ? "not tracked" : "tracked",
+		 cpu_flush_insn());
+	run_flag_tests();
+	run_dirty_tests();
+	if (cfg.aware)
+		tap_run("mixed-aware-write-legacy-read", test_mixed, NULL, TIMEOUT);
+	else
+		tap_result(TAP_SKIP, "mixed-aware-write-legacy-read", "kernel without MAP_PMEM_AWARE");
+	return tap_exit();
+}

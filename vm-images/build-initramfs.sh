@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Build the guest initramfs from the host's Debian packages.
+#
+#   vm-images/build-initramfs.sh OUT.cpio GUEST_BIN_DIR
+#
+# The image holds busybox (static), ndctl, e2fsprogs, xfsprogs, fio (with its
+# libpmem engine), perf, and every program in GUEST_BIN_DIR, each dynamic
+# binary with the libraries ldd resolves for it. The archive is left
+# uncompressed: under TCG, decompressing it would cost more boot time than
+# loading the extra bytes.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+die() { echo "build-initramfs: $*" >&2; exit 1; }
+
+[ $# -eq 2 ] || die "usage: build-initramfs.sh OUT.cpio GUEST_BIN_DIR"
+out=$1
+guest_bin=$2
+
+# tool path -> Debian package that provides it, for the error message.
+declare -A tools=(
+	[/bin/busybox]=busybox-static
+	[/usr/bin/ndctl]=ndctl
+	[/usr/bin/daxctl]=daxctl
+	[/sbin/mke2fs]=e2fsprogs
+	[/sbin/e2fsck]=e2fsprogs
+	[/sbin/mkfs.xfs]=xfsprogs
+	[/sbin/xfs_repair]=xfsprogs
+	[/usr/sbin/xfs_io]=xfsprogs
+	[/usr/bin/fio]=fio
+	[/usr/bin/perf]=linux-perf
+	[/usr/lib/x86_64-linux-gnu/libpmem.so.1]=libpmem1
+)
+missing=()
+for t in "${!tools[@]}"; do
+	[ -e "$t" ] || missing+=("${tools[$t]}")
+done
+[ ${#missing[@]} -eq 0 ] ||
+	die "missing guest tools: run 'apt-get install $(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')'"
+file /bin/busybox 2>/dev/null | grep -q 'statically linked' ||
+	die "/bin/busybox is not the static build: run 'apt-get install busybox-static'"
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage"/usr/{bin,sbin,lib/x86_64-linux-gnu,lib64} "$stage"/{dev,proc,sys,tmp,mnt,etc,root}
+ln -s usr/bin "$stage/bin"
+ln -s usr/sbin "$stage/sbin"
+ln -s usr/lib "$stage/lib"
+ln -s usr/lib64 "$stage/lib64"
+
+# Copy a file to the same path under usr/ in the image (merged /usr).
+copy_into_image() { # host-path
+	local rel=${1#/usr/}
+	rel=${rel#/}
+	mkdir -p "$stage/usr/$(dirname "$rel")"
+	cp -L "$1" "$stage/usr/$rel"
+}
+
+copy_libs_of() { # binary
+	local lib rel
+	ldd "$1" >/dev/null 2>&1 || return 0 # static
+	while read -r lib; do
+		rel=${lib#/usr/}
+		rel=${rel#/}
+		[ -e "$stage/usr/$rel" ] || copy_into_image "$lib"
+	done < <(ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+}
+
+for t in /usr/bin/ndctl /usr/bin/daxctl /sbin/mke2fs /sbin/e2fsck /sbin/mkfs.xfs \
+	/sbin/xfs_repair /usr/sbin/xfs_io /usr/bin/fio /usr/bin/perf \
+	/usr/lib/x86_64-linux-gnu/libpmem.so.1; do
+	copy_into_image "$t"
+	copy_libs_of "$t"
+done
+ln -s mke2fs "$stage/usr/sbin/mkfs.ext4"
+ln -s e2fsck "$stage/usr/sbin/fsck.ext4"
+cp /etc/mke2fs.conf "$stage/etc/" 2>/dev/null || true
+
+for p in "$guest_bin"/*; do
+	[ -x "$p" ] || continue
+	install -m 0755 "$p" "$stage/usr/bin/"
+	copy_libs_of "$p"
+done
+
+# busybox supplies whatever the real tools above do not.
+cp /bin/busybox "$stage/usr/bin/busybox"
+for applet in $(/bin/busybox --list); do
+	[ -e "$stage/usr/bin/$applet" ] || [ -e "$stage/usr/sbin/$applet" ] ||
+		ln -s busybox "$stage/usr/bin/$applet"
+done
+install -m 0755 "$here/guest/init" "$stage/init"
+install -D -m 0644 "$here/guest/pmem-lib.sh" "$stage/usr/share/pmem/lib.sh"
+echo "root:x:0:0:root:/root:/bin/sh" >"$stage/etc/passwd"
+echo "root:x:0:" >"$stage/etc/group"
+
+mkdir -p "$(dirname "$out")"
+(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "build-initramfs: $out ($(du -h "$out" | cut -f1))" >&2

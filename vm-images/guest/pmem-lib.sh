@@ -1,0 +1,46 @@
+# shellcheck shell=sh
+# Guest-side helpers for job scripts: . /usr/share/pmem/lib.sh
+# One place knows how each filesystem is made, mounted with DAX and checked.
+
+PMEM_DEV=/dev/pmem0
+PMEM_MNT=/mnt
+
+pmem_die() {
+	echo "pmem-lib: $*" >&2
+	exit 1
+}
+
+# Turn the raw label-backed namespace into fsdax; DAX is refused on a raw one.
+pmem_setup_namespace() {
+	ndctl create-namespace -f -e namespace0.0 -m fsdax -a 2M >/dev/null ||
+		pmem_die "ndctl create-namespace failed"
+	[ -b "$PMEM_DEV" ] || pmem_die "$PMEM_DEV did not appear"
+}
+
+# ext4 defaults to 1 KiB blocks on small devices, which DAX refuses;
+# xfs reflink (on by default) is incompatible with DAX in 6.1.
+pmem_mkfs() { # fs
+	case $1 in
+	ext4) mkfs.ext4 -F -q -b 4096 "$PMEM_DEV" ;;
+	xfs) mkfs.xfs -f -q -m reflink=0 "$PMEM_DEV" ;;
+	*) pmem_die "unknown filesystem '$1' (ext4, xfs)" ;;
+	esac
+}
+
+pmem_mount() { # [dax mode: always|inode]
+	mount -o "dax${1:+=$1}" "$PMEM_DEV" "$PMEM_MNT" ||
+		pmem_die "mount -o dax${1:+=$1} $PMEM_DEV failed"
+}
+
+pmem_umount() {
+	umount "$PMEM_MNT" || pmem_die "umount $PMEM_MNT failed"
+}
+
+# Read-only check; exit status 0 means consistent.
+pmem_fsck() { # fs
+	case $1 in
+	ext4) e2fsck -fn "$PMEM_DEV" ;;
+	xfs) xfs_repair -n "$PMEM_DEV" ;;
+	*) pmem_die "unknown filesystem '$1' (ext4, xfs)" ;;
+	esac
+}

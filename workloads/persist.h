@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User-space persistence with CPU instructions: cache-line write-back
+ * (clwb, else clflushopt, else clflush, chosen by CPUID) and non-temporal
+ * copies, each ended by sfence.
+ */
+#ifndef PMEM_PERSIST_H
+#define PMEM_PERSIST_H
+
+#include <stddef.h>
+
+#define CACHELINE 64
+
+/* "clwb", "clflushopt" or "clflush": what cpu_flush() uses on this CPU. */
+const char *cpu_flush_insn(void);
+/* Write back every cache line of [addr, addr + len), then sfence. */
+void cpu_flush(const void *addr, size_t len);
+/* Copy with non-temporal stores, then sfence. */
+void cpu_ntstore_copy(void *dst, const void *src, size_t len);
+
+#endif
