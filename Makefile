@@ -17,7 +17,7 @@ SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
 B        := build
 
 # Flavours the test suite boots; `make kernels` builds every flavour.
-TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-nogate
+TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-rdfix 6.1-aware-nogate
 ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 
 HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/vm.c \
@@ -32,7 +32,7 @@ GUEST_PROGS := $(B)/guest/pmem-agent \
 UNIT_TESTS := $(B)/tests/unit-console \
 	      $(B)/tests/unit-qemu-argv
 
-.PHONY: all setup kernels images test unit-test guest-test clean bench crashtest compare
+.PHONY: all setup kernels test-kernels images test unit-test guest-test clean
 all: $(B)/pmem-harness $(GUEST_PROGS)
 
 setup:
@@ -80,11 +80,12 @@ unit-test: $(UNIT_TESTS)
 guest-test: all test-kernels images
 	prove -v tests/guest-*.t
 
-test: setup-check all $(UNIT_TESTS) test-kernels images
+# Everything a fresh machine needs comes first: packages (root), then the
+# programs, the kernels the suite boots and the images.
+test:
+	vm-images/setup-host.sh
+	$(MAKE) all $(UNIT_TESTS) test-kernels images
 	prove -v $(UNIT_TESTS) tests/*.t
-
-setup-check:
-	@vm-images/setup-host.sh --check
 
 clean:
 	rm -rf $(B)

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# MAP_PMEM_AWARE semantics under the stock and the aware kernel, on ext4 and
-# on xfs, each in a fresh guest (tests/guest/semantics.c has the cases).
+# MAP_PMEM_AWARE semantics under the stock, the aware and the aware+rdfix
+# kernels, on ext4 and
+# xfs, each in a fresh guest (tests/guest/semantics.c has the cases).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
 . tests/lib/guest-tap.sh
 
 echo "TAP version 13"
-for flavour in 6.1-stock 6.1-aware; do
+for flavour in 6.1-stock 6.1-aware 6.1-aware-rdfix; do
 	for fs in ext4 xfs; do
 		guest_tap "$flavour/$fs" "$flavour" "$fs" tests/guest/semantics.job
 	done

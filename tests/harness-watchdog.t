@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The guest runner's watchdog on real guests: a kernel panic, a job that
+# hangs and a guest that never boots are each detected, reported in one
+# line and in vm.json, and leave no QEMU behind; bad input is refused.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=tests/lib/guest-tap.sh
+. tests/lib/guest-tap.sh
+
+H=$B/pmem-harness
+echo "TAP version 13"
+
+# run_case NAME [harness options...]: runs with --fs raw so that the QEMU
+# command line names the run directory and a leftover QEMU can be found.
+run_case() {
+	local name=$1
+	shift
+	out=$RUNS/watchdog-$name
+	rm -rf "$out"
+	"$H" run --kernel 6.1-stock --fs raw --raw-size $((64 << 20)) --out "$out" \
+		--accel "${ACCEL:-auto}" --quiet "$@" >"$out.stdout" 2>"$out.stderr"
+	rc=$?
+	status=$(jq -r .status "$out/vm.json" 2>/dev/null)
+}
+
+no_qemu_left() {
+	! pgrep -f "$out/nvdimm.img" >/dev/null
+}
+
+echo 'echo ran; exit 7' >"$RUNS/exit7.sh"
+run_case exit --script "$RUNS/exit7.sh"
+[ "$rc" -eq 7 ] && [ "$status" = ok ] && grep -qx ran "$out/guest.log"
+tap_ok $? "job exit status and output come back (rc $rc, status $status)"
+boot=$(jq -r .boot_seconds "$out/vm.json")
+accel=$(jq -r .accel.name "$out/vm.json")
+echo "# boot to userspace: ${boot} s under $accel ($(jq -r .accel.reason "$out/vm.json"))"
+qv=$(jq -r .qemu.version "$out/vm.json")
+[ -n "$qv" ] && [ "$qv" != null ] && { [ "$accel" = tcg ] || [ "$accel" = kvm ]; }
+tap_ok $? "vm.json records QEMU $qv and accelerator $accel"
+
+run_case panic --script "$RUNS/exit7.sh" --append rdinit=/bin/false
+[ "$rc" -eq 125 ] && [ "$status" = kernel-failure ] &&
+	[ "$(jq -r .console_event "$out/vm.json")" = panic ] &&
+	grep -q 'guest kernel panic.*console.log' "$out.stderr"
+tap_ok $? "kernel panic detected and reported with the console log path (rc $rc, status $status)"
+sed 's/^/# /' "$out.stderr"
+no_qemu_left
+tap_ok $? "no QEMU left after the panic"
+
+echo 'sleep 600' >"$RUNS/hang.sh"
+run_case hang --script "$RUNS/hang.sh" --timeout 5
+[ "$rc" -eq 125 ] && [ "$status" = run-timeout ] && [ "$(wc -l <"$out.stderr")" -eq 1 ]
+tap_ok $? "hung job killed after its timeout, one error line (rc $rc, status $status)"
+sed 's/^/# /' "$out.stderr"
+no_qemu_left
+tap_ok $? "no QEMU left after the hang"
+
+# /bin/cat as init waits on the console forever: the guest never says hello.
+run_case noboot --script "$RUNS/exit7.sh" --append rdinit=/bin/cat --boot-timeout 8
+[ "$rc" -eq 125 ] && [ "$status" = boot-timeout ]
+tap_ok $? "guest that never boots is detected (rc $rc, status $status)"
+no_qemu_left
+tap_ok $? "no QEMU left after the boot timeout"
+
+"$H" run --kernel 6.1-nosuch --fs ext4 --script "$RUNS/exit7.sh" --out "$RUNS/bad" 2>"$RUNS/bad.err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$RUNS/bad.err")" -eq 1 ] && grep -q "make kernels" "$RUNS/bad.err"
+tap_ok $? "unknown flavour: one line naming the fix ($(cat "$RUNS/bad.err"))"
+"$H" run --kernel 6.1-stock --fs btrfs --script "$RUNS/exit7.sh" --out "$RUNS/bad" 2>"$RUNS/bad.err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$RUNS/bad.err")" -eq 1 ] && grep -q "ext4, xfs" "$RUNS/bad.err"
+tap_ok $? "unknown filesystem: one line listing the known ones ($(cat "$RUNS/bad.err"))"
+vm-images/build-kernel.sh 6.1-nosuch 2>"$RUNS/bad.err"
+rc=$?
+[ "$rc" -ne 0 ] && [ "$(wc -l <"$RUNS/bad.err")" -eq 1 ] && grep -q "known:" "$RUNS/bad.err"
+tap_ok $? "build-kernel.sh refuses an unknown flavour in one line"
+tap_done

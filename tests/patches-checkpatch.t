@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Every patch of every series passes the kernel tree's own checkpatch.pl and
+# carries a Signed-off-by; every series has a cover letter.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=tests/lib/guest-tap.sh
+. tests/lib/guest-tap.sh
+
+cache=${PMEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmem-aware}
+echo "TAP version 13"
+for dir in vm-images/patches/*/; do
+	version=$(basename "$dir")
+	tree=$(find "$cache/src" -maxdepth 1 -name "linux-$version-*" -type d 2>/dev/null | sort | tail -n 1)
+	for set in "$dir"*/; do
+		set=$(basename "$set")
+		[ "$set" = test-nogate ] || [ "$set" = aware ] || [ "$set" = rdfix ] || continue
+		if [ "$set" = aware ]; then
+			[ -f "$dir$set/0000-cover-letter.patch" ] &&
+				! grep -q '\*\*\*' "$dir$set/0000-cover-letter.patch"
+			tap_ok $? "$version/$set has a written cover letter"
+		fi
+		for p in "$dir$set"/0*.patch; do
+			case $(basename "$p") in 0000-*) continue ;; esac
+			name="$version/$set/$(basename "$p")"
+			if [ -z "$tree" ]; then
+				tap_skip "$name passes checkpatch" "linux-$version source not extracted yet (make kernels)"
+				continue
+			fi
+			# From stdin: inside a git work tree checkpatch takes a named .patch
+			# for a source file.
+			out=$("$tree/scripts/checkpatch.pl" --no-tree -q - <"$p" 2>&1)
+			rc=$?
+			grep -q '^Signed-off-by: ' "$p" && [ $rc -eq 0 ]
+			tap_ok $? "$name passes checkpatch and is signed off"
+			[ $rc -eq 0 ] || printf '%s\n' "$out" | sed 's/^/# /'
+		done
+	done
+done
+tap_done

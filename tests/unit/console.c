@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit test: console lines that must and must not end a guest. */
+#include <string.h>
+
+#include "console.h"
+#include "tap.h"
+
+static const struct {
+	const char *line;
+	enum console_event want;
+} cases[] = {
+	{ "[    3.123456] Kernel panic - not syncing: Attempted to kill init!", CONSOLE_PANIC },
+	{ "Kernel panic - not syncing: VFS: Unable to mount root fs", CONSOLE_PANIC },
+	{ "[   12.000001] BUG: kernel NULL pointer dereference, address: 0000000000000008", CONSOLE_BUG },
+	{ "[   12.000001] kernel BUG at fs/dax.c:897!", CONSOLE_BUG },
+	{ "[   12.000002] Oops: 0002 [#1] PREEMPT SMP NOPTI", CONSOLE_OOPS },
+	{ "[    5.5] general protection fault, probably for non-canonical address", CONSOLE_OOPS },
+	{ "[    7.1] WARNING: CPU: 0 PID: 1 at fs/dax.c:895 dax_insert_entry+0x1/0x2", CONSOLE_WARNING },
+	/* Ordinary boot chatter, including words that merely contain the patterns. */
+	{ "[    0.000000] Linux version 6.1.192 (pmem-aware@harness)", CONSOLE_NONE },
+	{ "[    1.2] pmem0: detected capacity change from 0 to 1040187392", CONSOLE_NONE },
+	{ "[    1.3] EXT4-fs (pmem0): DAX enabled. Warning: EXPERIMENTAL, use at your own risk", CONSOLE_NONE },
+	{ "[    1.4] Run /init as init process", CONSOLE_NONE },
+	{ "the guest printed BUG: in the middle of a line", CONSOLE_NONE },
+	{ "", CONSOLE_NONE },
+	{ "[ unterminated timestamp", CONSOLE_NONE },
+};
+
+int main(void)
+{
+	size_t i, n = sizeof(cases) / sizeof(cases[0]);
+
+	tap_plan(n + 2);
+	for (i = 0; i < n; i++) {
+		enum console_event got = console_scan_line(cases[i].line);
+
+		if (got != cases[i].want)
+			tap_diag("'%s': got %s, want %s", cases[i].line, console_event_name(got),
+				 console_event_name(cases[i].want));
+		tap_result(got == cases[i].want ? TAP_PASS : TAP_FAIL,
+			   cases[i].line[0] ? cases[i].line : "(empty line)", NULL);
+	}
+	tap_result(console_event_is_fatal(CONSOLE_BUG) && console_event_is_fatal(CONSOLE_PANIC) &&
+		   console_event_is_fatal(CONSOLE_OOPS) ? TAP_PASS : TAP_FAIL,
+		   "panic, oops and BUG end the guest", NULL);
+	tap_result(!console_event_is_fatal(CONSOLE_WARNING) ? TAP_PASS : TAP_FAIL,
+		   "a warning does not end the guest", NULL);
+	return tap_exit();
+}
