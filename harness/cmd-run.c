@@ -27,6 +27,7 @@ static const char *const filesystems[] = { "ext4", "xfs", NULL };
 
 struct run_opts {
 	const char *flavour, *fs, *script_path, *out, *accel, *qemu, *append;
+	const char *plugin;
 	const char *build_dir, *cache_dir;
 	int boot_timeout, run_timeout, quiet, keep_image;
 	unsigned int mem;
@@ -169,7 +170,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: pmem-harness run --kernel FLAVOUR --fs ext4|xfs|raw|none --script FILE --out DIR\n"
 		"                        [--accel auto|kvm|tcg] [--boot-timeout S] [--timeout S]\n"
-		"                        [--mem MIB] [--append ARGS] [--keep-image] [--quiet]\n"
+		"                        [--mem MIB] [--append ARGS] [--plugin SO,ARGS] [--keep-image] [--quiet]\n"
 		"Boots FLAVOUR (build/kernels/FLAVOUR) on a copy of the golden FS NVDIMM image,\n"
 		"runs the job script in the guest and exits with its status (125: guest failed).\n");
 }
@@ -188,6 +189,7 @@ int cmd_run(int argc, char **argv)
 		{ "append", required_argument, NULL, 'A' },
 		{ "raw-size", required_argument, NULL, 'R' },
 		{ "keep-image", no_argument, NULL, 'K' },
+		{ "plugin", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -206,7 +208,7 @@ int cmd_run(int argc, char **argv)
 	ro.cache_dir = harness_cache_dir();
 	ro.qemu = getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64";
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "k:f:s:o:a:b:t:m:A:R:Kqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "k:f:s:o:a:b:t:m:A:R:P:Kqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k': ro.flavour = optarg; break;
 		case 'f': ro.fs = optarg; break;
@@ -219,6 +221,7 @@ int cmd_run(int argc, char **argv)
 		case 'A': ro.append = optarg; break;
 		case 'R': ro.raw_size = strtoull(optarg, NULL, 0); break;
 		case 'K': ro.keep_image = 1; break;
+		case 'P': ro.plugin = optarg; break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -267,8 +270,12 @@ int cmd_run(int argc, char **argv)
 	o.qemu.kernel = kernel;
 	o.qemu.initrd = initrd;
 	o.qemu.append = ro.append;
+	o.qemu.plugin = ro.plugin;
 	o.qemu.mem_mib = ro.mem;
 	o.qemu.cpus = 1;
+	/* A TCG plugin needs TCG whatever KVM could do. */
+	if (ro.plugin && !strcmp(ro.accel, "auto"))
+		ro.accel = "tcg";
 	if (accel_resolve(ro.accel, &o.qemu, ro.cache_dir, accel, sizeof(accel), why, sizeof(why)) < 0)
 		return 2;
 	o.qemu.accel = accel;

@@ -99,6 +99,12 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 		argv_add(a, "-device");
 		argv_add(a, "nvdimm,id=nv0,memdev=nv0mem,label-size=%llu", NVDIMM_LABEL_SIZE);
 	}
+	if (c->plugin) {
+		if (strcmp(c->accel, "tcg"))
+			return -1; /* plugins instrument TCG translation only */
+		argv_add(a, "-plugin");
+		argv_add(a, "%s", c->plugin);
+	}
 	argv_add(a, "-kernel");
 	argv_add(a, "%s", c->kernel);
 	argv_add(a, "-initrd");

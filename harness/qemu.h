@@ -21,6 +21,7 @@ struct qemu_config {
 	const char *qmp_socket;		/* the harness listens, QEMU connects */
 	const char *ctl_socket;
 	const char *out_socket;
+	const char *plugin;		/* "-plugin" argument (TCG only), or NULL */
 };
 
 struct argv {
