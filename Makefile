@@ -27,7 +27,13 @@ HARNESS_HDR := $(wildcard harness/*.h)
 
 # Guest programs land in the initramfs; one program per line.
 GUEST_PROGS := $(B)/guest/pmem-agent \
-	       $(B)/guest/semantics
+	       $(B)/guest/semantics \
+	       $(B)/guest/pmem-writer
+
+# The writer: every persistence method is one file in workloads/persist/.
+WRITER_SRC := workloads/writer.c workloads/job.c workloads/stats.c workloads/tracefs.c \
+	      workloads/pmem_map.c workloads/cpu_flush.c $(wildcard workloads/persist/*.c)
+WRITER_HDR := $(wildcard workloads/*.h workloads/persist/*.h)
 
 UNIT_TESTS := $(B)/tests/unit-console \
 	      $(B)/tests/unit-qemu-argv
@@ -47,10 +53,14 @@ $(B)/guest/pmem-agent: workloads/agent.c workloads/channel.c workloads/channel.h
 	$(CC) $(CFLAGS) -o $@ workloads/agent.c workloads/channel.c
 
 $(B)/guest/semantics: tests/guest/semantics.c workloads/pmem_map.c workloads/pmem_map.h \
-		      workloads/persist.h workloads/persist_cpu.c tests/guest/tap.h
+		      workloads/cpu_flush.h workloads/cpu_flush.c tests/guest/tap.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iworkloads -o $@ tests/guest/semantics.c workloads/pmem_map.c \
-		workloads/persist_cpu.c
+		workloads/cpu_flush.c
+
+$(B)/guest/pmem-writer: $(WRITER_SRC) $(WRITER_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iworkloads -o $@ $(WRITER_SRC) -ljansson -linih -lpmem -lm
 
 $(B)/tests/unit-console: tests/unit/console.c harness/console.c harness/console.h
 	@mkdir -p $(@D)

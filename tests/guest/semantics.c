@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "persist.h"
+#include "cpu_flush.h"
 #include "pmem_map.h"
 #include "tap.h"
 

@@ -4,8 +4,8 @@
  * (clwb, else clflushopt, else clflush, chosen by CPUID) and non-temporal
  * copies, each ended by sfence.
  */
-#ifndef PMEM_PERSIST_H
-#define PMEM_PERSIST_H
+#ifndef PMEM_CPU_FLUSH_H
+#define PMEM_CPU_FLUSH_H
 
 #include <stddef.h>
 

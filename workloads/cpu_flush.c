@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* User-space persistence with CPU instructions: see persist.h. */
+/* User-space persistence with CPU instructions: see cpu_flush.h. */
 #include <cpuid.h>
 #include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "persist.h"
+#include "cpu_flush.h"
 
 enum flush_kind { FLUSH_UNKNOWN, FLUSH_CLWB, FLUSH_CLFLUSHOPT, FLUSH_CLFLUSH };
 
@@ -74,12 +74,16 @@ void cpu_ntstore_copy(void *dst, const void *src, size_t len)
 {
 	unsigned char *d = dst;
 	const unsigned char *s = src;
+	size_t head = 0;
 
-	/* Cached stores up to the first 8-byte boundary, movnti after. */
+	/* Cached stores up to the first 8-byte boundary (flushed), movnti after. */
 	while (len && ((uintptr_t)d & 7)) {
 		*d++ = *s++;
 		len--;
+		head++;
 	}
+	if (head)
+		cpu_flush(dst, head);
 	for (; len >= 8; len -= 8, d += 8, s += 8) {
 		long long v;
 
