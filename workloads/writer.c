@@ -2,7 +2,10 @@
 /*
  * pmem-writer: fio-style mmap write workloads in the four mapping modes.
  *
- *   pmem-writer [--output FILE] JOBFILE
+ *   pmem-writer [--output FILE] [--map MODE] [--persist METHOD] [--check] JOBFILE
+ *
+ * --map and --persist override every job of the file; --check only parses
+ * it and lists the job sections.
  *
  * Each job maps its file in its mode, writes bs-sized records (sequential
  * or random, with an optional read mix), persists every persist_every
@@ -414,13 +417,14 @@ static int run_job(const struct job *j, json_t *jobs, int tracing)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pmem-writer [--output FILE] [--no-trace] JOBFILE\n\noptions in job files:\n");
+	fprintf(f, "usage: pmem-writer [--output FILE] [--map MODE] [--persist METHOD] [--no-trace] [--check] JOBFILE\n\noptions in job files:\n");
 	job_options_help(f);
 }
 
 int main(int argc, char **argv)
 {
-	const char *output = NULL, *jobfile = NULL, *env;
+	const char *output = NULL, *jobfile = NULL, *env, *map = NULL, *persist = NULL;
+	int check_only = 0;
 	struct job_file *jf = calloc(1, sizeof(*jf));
 	json_t *doc, *jobs;
 	struct utsname u;
@@ -431,6 +435,12 @@ int main(int argc, char **argv)
 			output = argv[++i];
 		else if (!strcmp(argv[i], "--no-trace"))
 			tracing = 0;
+		else if (!strcmp(argv[i], "--map") && i + 1 < argc)
+			map = argv[++i];
+		else if (!strcmp(argv[i], "--persist") && i + 1 < argc)
+			persist = argv[++i];
+		else if (!strcmp(argv[i], "--check"))
+			check_only = 1;
 		else if (!strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 0;
@@ -447,6 +457,27 @@ int main(int argc, char **argv)
 	}
 	if (job_file_parse(jobfile, jf) < 0)
 		return 2;
+	if (map && !map_mode_find(map)) {
+		fprintf(stderr, "pmem-writer: --map %s: expected shared, sync, aware, sync+aware\n", map);
+		return 2;
+	}
+	if (persist && !persist_find(persist)) {
+		fprintf(stderr, "pmem-writer: --persist %s: expected %s\n", persist, persist_names());
+		return 2;
+	}
+	/* Overrides apply to every job: the harness runs one file in each mode. */
+	for (i = 0; i < jf->njobs; i++) {
+		if (map)
+			snprintf(jf->jobs[i].map, sizeof(jf->jobs[i].map), "%s", map);
+		if (persist)
+			snprintf(jf->jobs[i].persist, sizeof(jf->jobs[i].persist), "%s", persist);
+	}
+	if (check_only) {
+		for (i = 0; i < jf->njobs; i++)
+			printf("%s\n", jf->jobs[i].name);
+		free(jf);
+		return 0;
+	}
 	if (tracing && access(TRACEFS "/events/fs_dax", F_OK)) {
 		fprintf(stderr, "pmem-writer: no fs_dax tracepoints in %s; tracepoint counts omitted\n", TRACEFS);
 		tracing = 0;
