@@ -12,7 +12,8 @@ MAKEFLAGS += --no-builtin-rules --no-builtin-variables
 .SUFFIXES:
 
 CC       := gcc
-CFLAGS   := -std=gnu11 -O2 -g -Wall -Wextra -Werror
+# snprintf truncation is checked where it matters; paths are bounded by PATH_MAX.
+CFLAGS   := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-format-truncation
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
 B        := build
 
@@ -20,10 +21,11 @@ B        := build
 TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-rdfix 6.1-aware-nogate
 ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 
-HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/vm.c \
-	       harness/qemu.c harness/qmp.c harness/console.c harness/accel.c \
-	       harness/jsonio.c
-HARNESS_HDR := $(wildcard harness/*.h)
+HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c \
+	       harness/cmd-summary.c harness/vm.c harness/qemu.c harness/qmp.c \
+	       harness/console.c harness/accel.c harness/jsonio.c \
+	       results/series.c results/stats.c results/summary.c
+HARNESS_HDR := $(wildcard harness/*.h results/*.h)
 
 # Guest programs land in the initramfs; one program per line.
 GUEST_PROGS := $(B)/guest/pmem-agent \
@@ -38,15 +40,26 @@ WRITER_HDR := $(wildcard workloads/*.h workloads/persist/*.h)
 UNIT_TESTS := $(B)/tests/unit-console \
 	      $(B)/tests/unit-qemu-argv
 
-.PHONY: all setup kernels test-kernels images test unit-test guest-test clean
-all: $(B)/pmem-harness $(GUEST_PROGS)
+include harness/plugins/Makefile.inc
+
+.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean
+all: $(B)/pmem-harness $(GUEST_PROGS) plugins
+
+# The instruction counter needs QEMU >= 10; without it bench reports the
+# figure as unavailable, and says so here rather than building less silently.
+plugins:
+ifeq ($(HAVE_PLUGIN_API),yes)
+plugins: $(PLUGINS)
+else
+	@echo "warning: no QEMU plugin API v4 (QEMU < 10): instructions per fault will be unavailable" >&2
+endif
 
 setup:
 	vm-images/setup-host.sh
 
 $(B)/pmem-harness: $(HARNESS_SRC) $(HARNESS_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $(HARNESS_SRC) -ljansson
+	$(CC) $(CFLAGS) -o $@ $(HARNESS_SRC) -ljansson -lm
 
 $(B)/guest/pmem-agent: workloads/agent.c workloads/channel.c workloads/channel.h
 	@mkdir -p $(@D)

@@ -17,6 +17,8 @@ static const struct {
 } commands[] = {
 	{ "run", cmd_run, "boot one guest and run a job script in it" },
 	{ "probe", cmd_probe, "report the QEMU version and the accelerator in use" },
+	{ "bench", cmd_bench, "run the benchmark matrix and print its summary" },
+	{ "summary", cmd_summary, "print the summary of a bench run" },
 };
 
 const char *harness_cache_dir(void)

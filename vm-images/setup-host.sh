@@ -14,7 +14,7 @@ packages=(
 	build-essential flex bison bc libelf-dev libssl-dev ccache cpio xz-utils patch file
 	linux-source-6.1
 	# host programs and tests
-	libjansson-dev libinih-dev pkg-config shellcheck perl jq procps
+	libjansson-dev libinih-dev libglib2.0-dev pkg-config shellcheck perl jq procps
 	# guest image contents
 	busybox-static ndctl daxctl e2fsprogs xfsprogs fio libpmem1 libpmem-dev linux-perf
 	# the emulator
@@ -29,6 +29,12 @@ missing=()
 for p in "${packages[@]}"; do
 	installed "$p" || missing+=("$p")
 done
+
+# The TCG plugin header comes from QEMU's source package (QEMU >= 10 only).
+fetch_plugin_header() {
+	"$(dirname "$0")/fetch-qemu-plugin-header.sh" >/dev/null ||
+		echo "setup: no qemu-plugin.h: instructions per fault will be reported as unavailable" >&2
+}
 
 report_qemu() {
 	local v
@@ -50,6 +56,7 @@ fi
 
 if [ ${#missing[@]} -eq 0 ]; then
 	report_qemu
+	fetch_plugin_header
 	exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -95,3 +102,4 @@ if ! installed qemu-system-x86 || ! installed qemu-utils; then
 	fi
 fi
 report_qemu
+fetch_plugin_header

@@ -12,11 +12,18 @@
  * kernel half, 0xffff800000000000); start snapshots the vCPU's count and
  * stop records the difference. Unlike emulated time, the figure does not
  * move with host load. It does include whatever else the kernel does on
- * that vCPU inside the interval: a timer interrupt, a context switch.
+ * that vCPU inside the interval (a timer interrupt, a context switch, the
+ * periodic drain of a per-CPU batch), so summarise intervals by their
+ * median, not by one interval.
  *
- * A block counts in full when it is entered, so a block that an exception
- * leaves early is over-counted by its untaken tail; that is deterministic
- * for a given kernel and guest input.
+ * Counting is per block entry: a block counts in full when it is entered,
+ * so one that an exception leaves early is over-counted by its untaken
+ * tail. A rep-prefixed string instruction counts once per entry of its
+ * block: plain TCG iterates inside the block (clear_page's "rep stosb"
+ * counts about 1), -icount re-enters it per iteration (about 4096), so
+ * figures are comparable only between runs in the same QEMU mode. Markers
+ * sit in user blocks, kernel blocks never contain one, so the per-block
+ * granularity does not blur where an interval starts or stops.
  *
  * Output, written once at exit (guest power-off or QMP quit; not SIGKILL):
  *   # insn-per-fault v1 kernel instructions between markers

@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmem-harness bench: the benchmark matrix.
+ *
+ * A cell is (kernel flavour, filesystem, mapping mode, job file). Each
+ * repetition of a (kernel, filesystem) pair is one fresh guest, which runs
+ * every mode x job of that pair on a fresh copy of the golden image, modes in
+ * an order rotated per repetition so that drift does not favour one mode.
+ * Guests on the stock kernel run only the modes it has (shared, sync).
+ *
+ * results/runs/<run-id>/
+ *   run.json                      what ran where (kernels, QEMU, accel, host, git)
+ *   units/<kernel>__<fs>__rep<N>/  one guest: vm.json, logs, unit.json
+ *   cells/<kernel>__<fs>__<mode>__<job>.json   one document per cell, all reps
+ *
+ * unit.json is written last and atomically: a unit that has one is done, and
+ * --resume skips it. Cell documents are rebuilt from the units after each
+ * guest, so an interrupted run leaves consistent cells.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../results/summary.h"
+#include "builtin.h"
+#include "jsonio.h"
+#include "qemu.h"
+
+#define MAX_LIST 16
+#define UNIT_TIMEOUT 900
+
+struct list {
+	char *v[MAX_LIST];
+	int n;
+};
+
+struct bench {
+	struct list kernels, fss, modes, jobs;
+	int reps, peer, quick, resume;
+	const char *build, *accel, *plugin;
+	char run_id[64], run_dir[512];
+	char harness[512];
+};
+
+static const char *const all_modes[] = { "shared", "sync", "aware", "sync+aware" };
+
+static void split(struct list *l, const char *s)
+{
+	char *copy = strdup(s), *tok, *save;
+
+	l->n = 0;
+	for (tok = strtok_r(copy, " ,", &save); tok && l->n < MAX_LIST; tok = strtok_r(NULL, " ,", &save))
+		l->v[l->n++] = strdup(tok);
+	free(copy);
+}
+
+static const char *job_name(const char *path, char *buf, size_t size)
+{
+	const char *base = strrchr(path, '/');
+
+	snprintf(buf, size, "%s", base ? base + 1 : path);
+	if (strlen(buf) > 4 && !strcmp(buf + strlen(buf) - 4, ".fio"))
+		buf[strlen(buf) - 4] = '\0';
+	return buf;
+}
+
+static json_t *kernel_info(const struct bench *b, const char *kernel)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/kernels/%s/kernel.json", b->build, kernel);
+	return json_load_file(path, 0, NULL);
+}
+
+static int kernel_has_port(const struct bench *b, const char *kernel)
+{
+	json_t *k = kernel_info(b, kernel), *set;
+	size_t i;
+	int has = 0;
+
+	json_array_foreach(json_object_get(k, "patch_sets"), i, set)
+		has |= !strcmp(json_string_value(set), "aware");
+	json_decref(k);
+	return has;
+}
+
+static int validate(struct bench *b)
+{
+	char path[1024], cmd[2048];
+	int i;
+
+	for (i = 0; i < b->kernels.n; i++) {
+		snprintf(path, sizeof(path), "%s/kernels/%s/bzImage", b->build, b->kernels.v[i]);
+		if (access(path, R_OK)) {
+			fprintf(stderr, "bench: no kernel '%s' (%s): run 'make kernels' (known: vm-images/build-kernel.sh --list)\n",
+				b->kernels.v[i], path);
+			return -1;
+		}
+	}
+	for (i = 0; i < b->fss.n; i++) {
+		snprintf(path, sizeof(path), "%s/images/%s.img", b->build, b->fss.v[i]);
+		if (strcmp(b->fss.v[i], "ext4") && strcmp(b->fss.v[i], "xfs")) {
+			fprintf(stderr, "bench: unknown filesystem '%s' (ext4, xfs)\n", b->fss.v[i]);
+			return -1;
+		}
+		if (access(path, R_OK)) {
+			fprintf(stderr, "bench: no golden %s image: run 'make images'\n", b->fss.v[i]);
+			return -1;
+		}
+	}
+	for (i = 0; i < b->modes.n; i++) {
+		size_t k;
+		int ok = 0;
+
+		for (k = 0; k < 4; k++)
+			ok |= !strcmp(b->modes.v[i], all_modes[k]);
+		if (!ok) {
+			fprintf(stderr, "bench: unknown mode '%s' (shared, sync, aware, sync+aware)\n", b->modes.v[i]);
+			return -1;
+		}
+	}
+	/* The writer itself checks the job files: one parser, one set of messages. */
+	for (i = 0; i < b->jobs.n; i++) {
+		snprintf(cmd, sizeof(cmd), "'%s/guest/pmem-writer' --check '%s' >/dev/null", b->build, b->jobs.v[i]);
+		if (system(cmd) != 0) {
+			fprintf(stderr, "bench: job file %s is not valid (message above)\n", b->jobs.v[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (!f)
+		return NULL;
+	if (getdelim(&buf, &len, '\0', f) < 0) {
+		free(buf);
+		buf = strdup("");
+	}
+	fclose(f);
+	return buf;
+}
+
+/* The guest job for one unit: every mode x job, then the fio peer. */
+static char *unit_script(const struct bench *b, const char *kernel, int rep)
+{
+	char *s = NULL, name[128];
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	int port = kernel_has_port(b, kernel), i, k, nm = 0;
+	const char *order[4];
+
+	for (i = 0; i < b->modes.n; i++)
+		if (port || (strcmp(b->modes.v[i], "aware") && strcmp(b->modes.v[i], "sync+aware")))
+			order[nm++] = b->modes.v[i];
+	fprintf(f, "set -u\n. /usr/share/pmem/lib.sh\npmem_mount\nmkdir -p /mnt/bench /tmp/jobs\n");
+	for (i = 0; i < b->jobs.n; i++) {
+		char *text = read_file(b->jobs.v[i]);
+
+		fprintf(f, "cat >/tmp/jobs/%s.fio <<'PMEM_JOB_EOF'\n%s\nPMEM_JOB_EOF\n",
+			job_name(b->jobs.v[i], name, sizeof(name)), text ? text : "");
+		free(text);
+	}
+	fprintf(f,
+		"result() { # kind mode job file\n"
+		"\techo \"@@begin $1 $2 $3\"; cat \"$4\"; echo; echo \"@@end\"\n"
+		"}\n"
+		"writer() { # mode job [persist]\n"
+		"\trm -rf /mnt/bench/*; sync\n"
+		"\tif pmem-writer --map \"$1\" ${3:+--persist \"$3\"} --output /tmp/r.json \"/tmp/jobs/$2.fio\"; then\n"
+		"\t\tresult writer \"$1${3:++$3}\" \"$2\" /tmp/r.json\n"
+		"\telse echo \"@@failed writer $1 $2\"; fi\n"
+		"}\n"
+		/* fio takes our job file minus our own keys. */
+		"fio_peer() { # engine job\n"
+		"\trm -rf /mnt/bench/*; sync\n"
+		"\tsed -E '/^(map|persist|persist_every|prealloc|fault_size|verify|ioengine)=/d;"
+		" s/^\\[global\\]$/[global]\\nioengine='\"$1\"'\\noverwrite=1/' \"/tmp/jobs/$2.fio\" >/tmp/fio.job\n"
+		"\tif fio --output-format=json --output=/tmp/f.json /tmp/fio.job >/tmp/fio.err 2>&1; then\n"
+		"\t\tresult fio \"fio-$1\" \"$2\" /tmp/f.json\n"
+		"\telse echo \"@@failed fio-$1 $2\"; sed 's/^/fio: /' /tmp/fio.err; fi\n"
+		"}\n");
+	/* Rotate the mode order by repetition. */
+	for (i = 0; i < nm; i++) {
+		const char *mode = order[(i + rep - 1) % nm];
+
+		for (k = 0; k < b->jobs.n; k++) {
+			job_name(b->jobs.v[k], name, sizeof(name));
+			if (strcmp(name, "peer"))
+				fprintf(f, "writer '%s' '%s'\n", mode, name);
+		}
+	}
+	for (k = 0; k < b->jobs.n && b->peer; k++) {
+		job_name(b->jobs.v[k], name, sizeof(name));
+		if (strcmp(name, "peer"))
+			continue;
+		fprintf(f, "writer shared peer\nfio_peer mmap peer\n");
+		fprintf(f, "writer shared peer libpmem\nfio_peer libpmem peer\n");
+	}
+	fprintf(f, "pmem_umount\n");
+	fclose(f);
+	return s;
+}
+
+/* The plugin's intervals, in execution order. */
+static double *read_intervals(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "r");
+	double *v = NULL;
+	size_t cap = 0;
+	char line[128];
+	unsigned long long insns;
+	int vcpu;
+
+	*n = 0;
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%d %llu", &vcpu, &insns) != 2)
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			v = realloc(v, cap * sizeof(*v));
+		}
+		v[(*n)++] = insns;
+	}
+	fclose(f);
+	return v;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Give every writer job section its share of the plugin's intervals: the
+ * writer brackets each first touch with the markers, and sections run one
+ * after another on one vCPU, so the k-th section owns the next `count`.
+ */
+static void attach_insns(json_t *results, double *iv, size_t n)
+{
+	size_t used = 0, i, k;
+	json_t *r, *section;
+
+	json_array_foreach(results, i, r) {
+		if (strcmp(json_string_value(json_object_get(r, "kind")), "writer"))
+			continue;
+		json_array_foreach(json_object_get(json_object_get(r, "result"), "jobs"), k, section) {
+			json_t *pm = json_object_get(section, "pmem");
+			size_t count = json_integer_value(json_object_get(json_object_get(pm, "first_touch"), "count"));
+			double *slice;
+
+			if (!pm || !count)
+				continue;
+			if (!iv || used + count > n) {
+				json_object_set_new(pm, "insn_per_fault", json_null());
+				continue;
+			}
+			slice = malloc(count * sizeof(*slice));
+			memcpy(slice, iv + used, count * sizeof(*slice));
+			qsort(slice, count, sizeof(*slice), cmp_double);
+			json_object_set_new(pm, "insn_per_fault", json_pack("{s:f, s:f, s:f, s:I}",
+				"median", count % 2 ? slice[count / 2] : (slice[count / 2 - 1] + slice[count / 2]) / 2,
+				"min", slice[0], "max", slice[count - 1], "N", (json_int_t)count));
+			free(slice);
+			used += count;
+		}
+	}
+}
+
+/* Result blocks "@@begin kind mode job" ... "@@end" from the guest's output. */
+static json_t *parse_results(const char *log_path, int *failures)
+{
+	json_t *results = json_array();
+	char *text = read_file(log_path), *p, *line, kind[32], mode[32], job[64];
+
+	*failures = 0;
+	for (p = text; p && (line = strstr(p, "@@")); ) {
+		char *end;
+
+		if (sscanf(line, "@@begin %31s %31s %63s", kind, mode, job) == 3) {
+			char *body = strchr(line, '\n');
+			json_error_t err;
+			json_t *doc;
+
+			end = body ? strstr(body, "\n@@end") : NULL;
+			if (!end)
+				break;
+			*end = '\0';
+			doc = json_loads(body + 1, 0, &err);
+			if (doc)
+				json_array_append_new(results, json_pack("{s:s, s:s, s:s, s:o}", "kind", kind,
+									 "mode", mode, "job", job, "result", doc));
+			else
+				(*failures)++;
+			p = end + 1;
+		} else {
+			if (!strncmp(line, "@@failed", 8))
+				(*failures)++;
+			p = line + 2;
+		}
+	}
+	free(text);
+	return results;
+}
+
+static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep, const char *dir)
+{
+	char script_path[1024], cmd[4096], plugin_arg[1024] = "", path[1024];
+	char *script = unit_script(b, kernel, rep);
+	json_t *unit, *results, *vm;
+	int rc, failures;
+	FILE *f;
+
+	mkdir(dir, 0755);
+	snprintf(script_path, sizeof(script_path), "%s/job.sh", dir);
+	f = fopen(script_path, "w");
+	if (!f || fputs(script, f) < 0 || fclose(f)) {
+		fprintf(stderr, "bench: cannot write %s (disk full?)\n", script_path);
+		free(script);
+		return -1;
+	}
+	free(script);
+	if (b->plugin)
+		snprintf(plugin_arg, sizeof(plugin_arg), "--plugin '%s,out=%s/insn.txt'", b->plugin, dir);
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' run --kernel '%s' --fs '%s' --script '%s' --out '%s' --accel '%s' --timeout %d --quiet %s",
+		 b->harness, kernel, fs, script_path, dir, b->plugin ? "tcg" : b->accel, UNIT_TIMEOUT, plugin_arg);
+	rc = system(cmd);
+	snprintf(path, sizeof(path), "%s/guest.log", dir);
+	results = parse_results(path, &failures);
+	snprintf(path, sizeof(path), "%s/vm.json", dir);
+	vm = json_load_file(path, 0, NULL);
+	if (rc != 0 || !vm || failures) {
+		fprintf(stderr, "bench: %s/%s rep %d failed (%s%d job failures); see %s/guest.log and %s/console.log\n",
+			kernel, fs, rep, rc ? "guest failed, " : "", failures, dir, dir);
+		json_decref(results);
+		json_decref(vm);
+		return -1;
+	}
+	if (b->plugin) {
+		size_t n;
+		double *iv;
+
+		snprintf(path, sizeof(path), "%s/insn.txt", dir);
+		iv = read_intervals(path, &n);
+		attach_insns(results, iv, n);
+		free(iv);
+	}
+	unit = json_pack("{s:i, s:s, s:s, s:i, s:o, s:o}", "schema", RUN_SCHEMA, "kernel", kernel,
+			 "fs", fs, "rep", rep, "vm", vm, "results", results);
+	snprintf(path, sizeof(path), "%s/unit.json", dir);
+	rc = json_write_atomic(path, unit);
+	json_decref(unit);
+	return rc;
+}
+
+/* Rebuild every cell document from the finished units. */
+static int write_cells(struct bench *b)
+{
+	char pattern[1024], path[1024];
+	json_t *cells = json_object(), *cell, *r;
+	const char *key;
+	glob_t g;
+	size_t i, k;
+	int ret = 0;
+
+	snprintf(pattern, sizeof(pattern), "%s/units/*/unit.json", b->run_dir);
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		for (i = 0; i < g.gl_pathc; i++) {
+			json_t *unit = json_load_file(g.gl_pathv[i], 0, NULL);
+			const char *kernel = json_string_value(json_object_get(unit, "kernel"));
+			const char *fs = json_string_value(json_object_get(unit, "fs"));
+
+			json_array_foreach(json_object_get(unit, "results"), k, r) {
+				const char *mode = json_string_value(json_object_get(r, "mode"));
+				const char *job = json_string_value(json_object_get(r, "job"));
+				char ckey[256];
+
+				snprintf(ckey, sizeof(ckey), "%s__%s__%s__%s", kernel, fs, mode, job);
+				cell = json_object_get(cells, ckey);
+				if (!cell) {
+					cell = json_pack("{s:i, s:s, s:s, s:s, s:s, s:[]}", "schema", RUN_SCHEMA,
+							 "kernel", kernel, "fs", fs, "mode", mode, "job", job, "reps");
+					json_object_set_new(cells, ckey, cell);
+				}
+				json_array_append_new(json_object_get(cell, "reps"), json_pack("{s:O, s:s, s:O}",
+					"rep", json_object_get(unit, "rep"), "kind", json_string_value(json_object_get(r, "kind")),
+					"result", json_object_get(r, "result")));
+			}
+			json_decref(unit);
+		}
+		globfree(&g);
+	}
+	snprintf(path, sizeof(path), "%s/cells", b->run_dir);
+	mkdir(path, 0755);
+	json_object_foreach(cells, key, cell) {
+		char name[1200], *c;
+
+		snprintf(name, sizeof(name), "%s/cells/%s.json", b->run_dir, key);
+		for (c = strrchr(name, '/') + 1; *c; c++)
+			if (*c == '+')
+				*c = '-'; /* "sync+aware" -> "sync-aware" in file names only */
+		ret |= json_write_atomic(name, cell);
+	}
+	json_decref(cells);
+	return ret;
+}
+
+static json_t *run_json(struct bench *b)
+{
+	json_t *kernels = json_object(), *jobs = json_array(), *doc;
+	char qver[64] = "unknown", rev[64] = "unknown", cpu[256] = "unknown", line[512];
+	struct utsname u;
+	FILE *p;
+	int i;
+
+	for (i = 0; i < b->kernels.n; i++)
+		json_object_set_new(kernels, b->kernels.v[i], kernel_info(b, b->kernels.v[i]));
+	for (i = 0; i < b->jobs.n; i++)
+		json_array_append_new(jobs, json_string(b->jobs.v[i]));
+	qemu_version(getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64", qver, sizeof(qver));
+	p = popen("git rev-parse --short HEAD 2>/dev/null && git status --porcelain 2>/dev/null | head -1", "r");
+	if (p) {
+		if (fgets(line, sizeof(line), p))
+			snprintf(rev, sizeof(rev), "%.*s%s", (int)strcspn(line, "\n"), line,
+				 fgets(line, sizeof(line), p) ? "-dirty" : "");
+		pclose(p);
+	}
+	p = fopen("/proc/cpuinfo", "r");
+	while (p && fgets(line, sizeof(line), p))
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			snprintf(cpu, sizeof(cpu), "%.*s", (int)strcspn(strchr(line, ':') + 2, "\n"),
+				 strchr(line, ':') + 2);
+			break;
+		}
+	if (p)
+		fclose(p);
+	uname(&u);
+	doc = json_pack("{s:i, s:s, s:o, s:[], s:[], s:o, s:i, s:b, s:{s:s, s:b}, s:{s:s, s:s, s:s}, s:s, s:i}",
+			"schema", RUN_SCHEMA, "run_id", b->run_id, "kernels", kernels,
+			"filesystems", "modes", "jobs", jobs, "reps", b->reps, "quick", b->quick,
+			"qemu", "version", qver, "plugin_api_v4", qemu_has_plugin_api_v4(qver),
+			"host", "cpu", cpu, "kernel", u.release, "nodename", u.nodename,
+			"git", rev, "date", (int)time(NULL));
+	for (i = 0; i < b->fss.n; i++)
+		json_array_append_new(json_object_get(doc, "filesystems"), json_string(b->fss.v[i]));
+	for (i = 0; i < b->modes.n; i++)
+		json_array_append_new(json_object_get(doc, "modes"), json_string(b->modes.v[i]));
+	json_object_set_new(doc, "insn_per_fault", json_string(b->plugin ? "TCG plugin insn-per-fault" :
+		"unavailable: needs QEMU >= 10 (plugin API v4) and build/plugins/insn-per-fault.so"));
+	return doc;
+}
+
+static void fmt_duration(double s, char *buf, size_t size)
+{
+	if (s < 0 || isnan(s))
+		snprintf(buf, size, "?");
+	else
+		snprintf(buf, size, "%dm%02ds", (int)s / 60, (int)s % 60);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pmem-harness bench [--kernels LIST] [--fs LIST] [--modes LIST] [--jobs FILES]\n"
+		"                          [--reps N] [--quick] [--run-id ID] [--resume ID] [--no-peer]\n"
+		"                          [--accel auto|kvm|tcg] [--results DIR]\n"
+		"--quick: 6.1-aware, ext4, faults + persist jobs, 3 reps (explicit options win).\n"
+		"Runs each (kernel, fs) pair REPS times in fresh guests, every mode x job in each,\n"
+		"and prints the summary. --resume ID finishes an interrupted run, skipping done guests.\n");
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "kernels", required_argument, NULL, 'k' }, { "fs", required_argument, NULL, 'f' },
+		{ "modes", required_argument, NULL, 'm' }, { "jobs", required_argument, NULL, 'j' },
+		{ "reps", required_argument, NULL, 'r' }, { "quick", no_argument, NULL, 'q' },
+		{ "run-id", required_argument, NULL, 'i' }, { "resume", required_argument, NULL, 'R' },
+		{ "no-peer", no_argument, NULL, 'n' }, { "accel", required_argument, NULL, 'a' },
+		{ "results", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct bench b = { .reps = 5, .peer = 1, .accel = "auto" };
+	const char *kernels = "6.1-stock 6.1-aware", *fss = "ext4 xfs", *modes = "shared sync aware sync+aware";
+	const char *jobs = "workloads/jobs/*.fio", *results = "results/runs", *id = NULL;
+	char path[1024], plugin[1024];
+	int c, i, k, rep, nunits, done = 0, failed = 0;
+	double t0 = now_s(), unit_time = 0;
+	json_t *doc;
+	glob_t g;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "k:f:m:j:r:qi:R:na:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'k': kernels = optarg; break;
+		case 'f': fss = optarg; break;
+		case 'm': modes = optarg; break;
+		case 'j': jobs = optarg; break;
+		case 'r': b.reps = atoi(optarg); break;
+		case 'q': b.quick = 1; break;
+		case 'i': id = optarg; break;
+		case 'R': id = optarg; b.resume = 1; break;
+		case 'n': b.peer = 0; break;
+		case 'a': b.accel = optarg; break;
+		case 'o': results = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	/* QUICK: a first look in about three minutes. Explicit options still win. */
+	if (b.quick) {
+		static const char *const q[] = { "--kernels", "--fs", "--jobs", "--reps", "--no-peer" };
+		int given[5] = { 0 };
+		size_t a;
+
+		for (i = 1; i < argc; i++)
+			for (a = 0; a < 5; a++)
+				given[a] |= !strncmp(argv[i], q[a], strlen(q[a]));
+		if (!given[0])
+			kernels = "6.1-aware";
+		if (!given[1])
+			fss = "ext4";
+		if (!given[2])
+			jobs = "workloads/jobs/faults.fio workloads/jobs/persist.fio";
+		if (!given[3])
+			b.reps = 3;
+	}
+	if (b.reps < 1 || b.reps > SERIES_MAX_REPS) {
+		fprintf(stderr, "bench: --reps must be 1..%d\n", SERIES_MAX_REPS);
+		return 2;
+	}
+	b.build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
+	snprintf(b.harness, sizeof(b.harness), "%s/pmem-harness", b.build);
+	split(&b.kernels, kernels);
+	split(&b.fss, fss);
+	split(&b.modes, modes);
+	/* Job files: a glob or a list of paths. */
+	b.jobs.n = 0;
+	{
+		struct list pats;
+
+		split(&pats, jobs);
+		for (i = 0; i < pats.n; i++) {
+			if (glob(pats.v[i], GLOB_NOCHECK, NULL, &g) != 0)
+				continue;
+			for (k = 0; k < (int)g.gl_pathc && b.jobs.n < MAX_LIST; k++)
+				b.jobs.v[b.jobs.n++] = strdup(g.gl_pathv[k]);
+			globfree(&g);
+		}
+	}
+	if (!b.kernels.n || !b.fss.n || !b.modes.n || !b.jobs.n) {
+		fprintf(stderr, "bench: empty matrix: give at least one kernel, filesystem, mode and job file\n");
+		return 2;
+	}
+	if (validate(&b) < 0)
+		return 2;
+	snprintf(plugin, sizeof(plugin), "%s/plugins/insn-per-fault.so", b.build);
+	b.plugin = !access(plugin, R_OK) && strcmp(b.accel, "kvm") ? plugin : NULL;
+	if (!b.plugin)
+		fprintf(stderr, "bench: no %s: instruction counts per fault will be reported as unavailable\n", plugin);
+
+	if (id)
+		snprintf(b.run_id, sizeof(b.run_id), "%s", id);
+	else {
+		time_t t = time(NULL);
+
+		strftime(b.run_id, sizeof(b.run_id), "%Y%m%d-%H%M%S", localtime(&t));
+	}
+	snprintf(b.run_dir, sizeof(b.run_dir), "%s/%s", results, b.run_id);
+	snprintf(path, sizeof(path), "%s/run.json", b.run_dir);
+	if (b.resume) {
+		json_t *old = json_load_file(path, 0, NULL), *now = run_json(&b);
+
+		if (!old) {
+			fprintf(stderr, "bench: nothing to resume at %s\n", b.run_dir);
+			return 2;
+		}
+		/* Resuming with another matrix would mix incomparable cells. */
+		if (!json_equal(json_object_get(old, "filesystems"), json_object_get(now, "filesystems")) ||
+		    !json_equal(json_object_get(old, "modes"), json_object_get(now, "modes")) ||
+		    !json_equal(json_object_get(old, "jobs"), json_object_get(now, "jobs")) ||
+		    !json_equal(json_object_get(old, "reps"), json_object_get(now, "reps")) ||
+		    !json_equal(json_object_get(old, "kernels"), json_object_get(now, "kernels"))) {
+			fprintf(stderr, "bench: run %s was made with another matrix or other kernels; start a new run instead\n",
+				b.run_id);
+			json_decref(old);
+			json_decref(now);
+			return 2;
+		}
+		json_decref(now);
+		doc = old;
+	} else {
+		if (!access(path, F_OK)) {
+			fprintf(stderr, "bench: run %s exists: use --resume %s to finish it, or another --run-id\n",
+				b.run_id, b.run_id);
+			return 2;
+		}
+		snprintf(path, sizeof(path), "mkdir -p '%s/units'", b.run_dir);
+		if (system(path) != 0) {
+			fprintf(stderr, "bench: cannot create %s\n", b.run_dir);
+			return 2;
+		}
+		doc = run_json(&b);
+	}
+	/* The accelerator is resolved once, by the first guest; record it. */
+	snprintf(path, sizeof(path), "%s/run.json", b.run_dir);
+	if (json_write_atomic(path, doc) < 0)
+		return 1;
+
+	nunits = b.reps * b.kernels.n * b.fss.n;
+	fprintf(stderr, "bench: run %s: %d guests (%d kernels x %d filesystems x %d reps), %d job files\n",
+		b.run_id, nunits, b.kernels.n, b.fss.n, b.reps, b.jobs.n);
+	for (rep = 1; rep <= b.reps; rep++)
+		for (i = 0; i < b.kernels.n; i++)
+			for (k = 0; k < b.fss.n; k++) {
+				char dir[1024], el[32], eta[32];
+				double t1;
+
+				snprintf(dir, sizeof(dir), "%s/units/%s__%s__rep%d", b.run_dir,
+					 b.kernels.v[i], b.fss.v[k], rep);
+				snprintf(path, sizeof(path), "%s/unit.json", dir);
+				done++;
+				if (!access(path, R_OK)) {
+					fprintf(stderr, "bench: [%d/%d] %s %s rep %d: done before, skipped\n",
+						done, nunits, b.kernels.v[i], b.fss.v[k], rep);
+					continue;
+				}
+				t1 = now_s();
+				if (run_unit(&b, b.kernels.v[i], b.fss.v[k], rep, dir) < 0)
+					failed++;
+				unit_time = unit_time ? 0.7 * unit_time + 0.3 * (now_s() - t1) : now_s() - t1;
+				write_cells(&b);
+				fmt_duration(now_s() - t0, el, sizeof(el));
+				fmt_duration(unit_time * (nunits - done), eta, sizeof(eta));
+				fprintf(stderr, "bench: [%d/%d] %s %s rep %d: %.0f s; elapsed %s, ETA %s\n",
+					done, nunits, b.kernels.v[i], b.fss.v[k], rep, now_s() - t1, el, eta);
+			}
+	/* Record the accelerator the guests actually used. */
+	snprintf(path, sizeof(path), "%s/units", b.run_dir);
+	{
+		char pattern[1200];
+
+		snprintf(pattern, sizeof(pattern), "%s/*/vm.json", path);
+		if (glob(pattern, 0, NULL, &g) == 0) {
+			json_t *vm = json_load_file(g.gl_pathv[0], 0, NULL);
+
+			json_object_set(doc, "accel", json_object_get(vm, "accel"));
+			json_decref(vm);
+			globfree(&g);
+		}
+	}
+	snprintf(path, sizeof(path), "%s/run.json", b.run_dir);
+	json_write_atomic(path, doc);
+	json_decref(doc);
+	write_cells(&b);
+	printf("\n");
+	summary_print(b.run_dir, stdout);
+	printf("\nresults: %s (cells/*.json, one per cell; units/ holds each guest's logs)\n", b.run_dir);
+	if (failed)
+		fprintf(stderr, "bench: %d of %d guests failed; their cells lack those repetitions. "
+			"Rerun with --resume %s after fixing the cause.\n", failed, nunits, b.run_id);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A run as series of numbers: see series.h. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "series.h"
+
+static json_t *path_get(json_t *o, const char *path)
+{
+	char buf[256], *tok, *save;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save))
+		o = json_object_get(o, tok);
+	return o;
+}
+
+static int get_number(json_t *o, const char *path, double *out)
+{
+	json_t *v = path_get(o, path);
+
+	if (!json_is_number(v))
+		return 0;
+	*out = json_number_value(v);
+	return 1;
+}
+
+static int get_bw(json_t *s, double *out)
+{
+	if (!get_number(s, "write.bw", out) || !json_integer_value(path_get(s, "write.total_ios")))
+		return 0;
+	*out /= 1024; /* KiB/s -> MiB/s */
+	return 1;
+}
+
+static int get_fault_p50(json_t *s, double *out)
+{
+	json_t *pct = path_get(s, "pmem.first_touch.lat_ns.percentile");
+
+	if (!json_integer_value(path_get(s, "pmem.first_touch.count")))
+		return 0;
+	if (!json_is_number(json_object_get(pct, "50.000000")))
+		return 0;
+	*out = json_number_value(json_object_get(pct, "50.000000"));
+	return 1;
+}
+
+static int get_persist_p50(json_t *s, double *out)
+{
+	json_t *pct = path_get(s, "pmem.persist_calls.lat_ns.percentile");
+	const char *method = json_string_value(path_get(s, "pmem.persist"));
+
+	if (!method || !strcmp(method, "none") || !json_integer_value(path_get(s, "pmem.persist_calls.calls")))
+		return 0;
+	if (!json_is_number(json_object_get(pct, "50.000000")))
+		return 0;
+	*out = json_number_value(json_object_get(pct, "50.000000"));
+	return 1;
+}
+
+static int get_wb_one(json_t *s, double *out)
+{
+	return get_number(s, "pmem.tracepoints.dax_writeback_one", out);
+}
+
+static int get_faults(json_t *s, double *out)
+{
+	double pte, pmd;
+
+	if (!get_number(s, "pmem.tracepoints.dax_pte_fault_done", &pte) ||
+	    !get_number(s, "pmem.tracepoints.dax_pmd_fault_done", &pmd))
+		return 0;
+	*out = pte + pmd;
+	return 1;
+}
+
+static int get_insn(json_t *s, double *out)
+{
+	return get_number(s, "pmem.insn_per_fault.median", out);
+}
+
+const struct metric metrics[] = {
+	{ "bw", "write MiB/s", 1, 1, get_bw },
+	{ "fault_p50", "first-touch fault p50 ns", 0, 1, get_fault_p50 },
+	{ "persist_p50", "persist call p50 ns", 0, 1, get_persist_p50 },
+	{ "insn_fault", "kernel insns/fault (median)", 0, 0, get_insn },
+	{ "faults", "dax faults (tracepoints)", 0, 0, get_faults },
+	{ "wb_one", "dax_writeback_one events", 0, 0, get_wb_one },
+	{ NULL },
+};
+
+struct series *run_find(struct run *r, const char *kernel, const char *fs, const char *mode,
+			const char *job, const char *section, const char *metric)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		struct series *s = &r->s[i];
+
+		if (!strcmp(s->kernel, kernel) && !strcmp(s->fs, fs) && !strcmp(s->mode, mode) &&
+		    !strcmp(s->job, job) && !strcmp(s->section, section) && !strcmp(s->metric->key, metric))
+			return s;
+	}
+	return NULL;
+}
+
+static struct series *series_get(struct run *r, json_t *cell, const char *section, const struct metric *m)
+{
+	const char *kernel = json_string_value(json_object_get(cell, "kernel"));
+	const char *fs = json_string_value(json_object_get(cell, "fs"));
+	const char *mode = json_string_value(json_object_get(cell, "mode"));
+	const char *job = json_string_value(json_object_get(cell, "job"));
+	struct series *s;
+
+	if (!kernel || !fs || !mode || !job)
+		return NULL;
+	s = run_find(r, kernel, fs, mode, job, section, m->key);
+	if (s)
+		return s;
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 64;
+		r->s = realloc(r->s, r->cap * sizeof(*r->s));
+		if (!r->s)
+			abort();
+	}
+	s = &r->s[r->n++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->kernel, sizeof(s->kernel), "%s", kernel);
+	snprintf(s->fs, sizeof(s->fs), "%s", fs);
+	snprintf(s->mode, sizeof(s->mode), "%s", mode);
+	snprintf(s->job, sizeof(s->job), "%s", job);
+	snprintf(s->section, sizeof(s->section), "%s", section);
+	s->metric = m;
+	return s;
+}
+
+static void add_cell(struct run *r, json_t *cell)
+{
+	json_t *rep, *section;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(cell, "reps"), i, rep) {
+		json_array_foreach(json_object_get(json_object_get(rep, "result"), "jobs"), k, section) {
+			const char *name = json_string_value(json_object_get(section, "jobname"));
+			const struct metric *m;
+
+			for (m = metrics; m->key && name; m++) {
+				struct series *s;
+				double v;
+
+				if (!m->get(section, &v))
+					continue;
+				s = series_get(r, cell, name, m);
+				if (s && s->n < SERIES_MAX_REPS)
+					s->v[s->n++] = v;
+			}
+		}
+	}
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+int run_load(const char *dir, struct run *r)
+{
+	struct dirent **names;
+	char path[2048];
+	json_error_t err;
+	int i, n;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->dir, sizeof(r->dir), "%s", dir);
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	r->info = json_load_file(path, 0, &err);
+	if (!r->info) {
+		fprintf(stderr, "%s: not a run directory (%s): give a results/runs/<run-id>\n", dir, err.text);
+		return -1;
+	}
+	if (json_integer_value(json_object_get(r->info, "schema")) != RUN_SCHEMA) {
+		fprintf(stderr, "%s: run schema %lld, this tool reads schema %d\n", dir,
+			(long long)json_integer_value(json_object_get(r->info, "schema")), RUN_SCHEMA);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/cells", dir);
+	n = scandir(path, &names, NULL, by_name);
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(names[i]->d_name);
+
+		if (len > 5 && !strcmp(names[i]->d_name + len - 5, ".json")) {
+			json_t *cell;
+
+			snprintf(path, sizeof(path), "%s/cells/%s", dir, names[i]->d_name);
+			cell = json_load_file(path, 0, &err);
+			if (cell)
+				add_cell(r, cell);
+			else
+				fprintf(stderr, "%s: skipped (%s)\n", path, err.text);
+			json_decref(cell);
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	return 0;
+}
+
+void run_free(struct run *r)
+{
+	json_decref(r->info);
+	free(r->s);
+	memset(r, 0, sizeof(*r));
+}

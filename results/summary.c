@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The text summary of a bench run: per kernel, filesystem and job section,
+ * each mode's median over repetitions with its range, its ratio to
+ * `shared`, and '*' where the difference from `shared` is beyond noise
+ * (results/stats.h). Then the reference peer: our writer beside real fio.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "series.h"
+#include "stats.h"
+#include "summary.h"
+
+static const char *const modes[] = { "shared", "sync", "aware", "sync+aware", NULL };
+
+/* Three significant digits with k/M/G: 12345 -> "12.3k". */
+static const char *human(double v, char *buf, size_t size)
+{
+	static const char *const suffix[] = { "", "k", "M", "G", "T" };
+	int i = 0;
+
+	if (isnan(v))
+		return "-";
+	while (fabs(v) >= 1000 && i < 4) {
+		v /= 1000;
+		i++;
+	}
+	snprintf(buf, size, fabs(v) >= 100 || v == (long long)v ? "%.0f%s" : fabs(v) >= 10 ? "%.1f%s" : "%.2f%s",
+		 v, suffix[i]);
+	return buf;
+}
+
+static void stats_of(struct series *s, struct sample_stats *st)
+{
+	double v[SERIES_MAX_REPS];
+
+	memcpy(v, s->v, s->n * sizeof(*v));
+	sample_stats(v, s->n, st);
+}
+
+/* "median [min-max]" plus, against base, "x1.23*". */
+void summary_cell(struct series *s, struct series *base, char *out, size_t size)
+{
+	struct sample_stats st, bst;
+	char a[16], b[16], c[16];
+
+	if (!s || !s->n) {
+		snprintf(out, size, "-");
+		return;
+	}
+	stats_of(s, &st);
+	if (st.min == st.max)
+		snprintf(out, size, "%s", human(st.median, a, sizeof(a)));
+	else
+		snprintf(out, size, "%s [%s-%s]", human(st.median, a, sizeof(a)),
+			 human(st.min, b, sizeof(b)), human(st.max, c, sizeof(c)));
+	if (base && base != s && base->n) {
+		stats_of(base, &bst);
+		if (bst.median != 0)
+			snprintf(out + strlen(out), size - strlen(out), " x%.2f%s",
+				 st.median / bst.median, differs_beyond_noise(&st, &bst) ? "*" : "");
+		else if (st.median != 0)
+			snprintf(out + strlen(out), size - strlen(out), " (shared 0)%s",
+				 differs_beyond_noise(&st, &bst) ? "*" : "");
+	}
+}
+
+static int seen_before(struct run *r, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < i; k++)
+		if (!strcmp(r->s[k].kernel, r->s[i].kernel) && !strcmp(r->s[k].fs, r->s[i].fs) &&
+		    !strcmp(r->s[k].job, r->s[i].job) && !strcmp(r->s[k].section, r->s[i].section))
+			return 1;
+	return 0;
+}
+
+static void print_group(FILE *out, struct run *r, const struct series *g)
+{
+	const struct metric *m;
+	char cell[96];
+	int i;
+
+	fprintf(out, "\n%s %s %s [%s]\n", g->kernel, g->fs, g->job, g->section);
+	fprintf(out, "  %-28s", "metric");
+	for (i = 0; modes[i]; i++)
+		fprintf(out, " %-26s", modes[i]);
+	fputc('\n', out);
+	for (m = metrics; m->key; m++) {
+		struct series *base = run_find(r, g->kernel, g->fs, "shared", g->job, g->section, m->key);
+		int any = 0;
+
+		for (i = 0; modes[i]; i++)
+			any |= run_find(r, g->kernel, g->fs, modes[i], g->job, g->section, m->key) != NULL;
+		if (!any)
+			continue;
+		fprintf(out, "  %-28s", m->label);
+		for (i = 0; modes[i]; i++) {
+			summary_cell(run_find(r, g->kernel, g->fs, modes[i], g->job, g->section, m->key),
+				     base, cell, sizeof(cell));
+			fprintf(out, " %-26s", cell);
+		}
+		fputc('\n', out);
+	}
+}
+
+/* Our writer beside real fio on the same job; shared mode must agree. */
+static void print_peer(FILE *out, struct run *r)
+{
+	static const char *const pairs[][3] = {
+		{ "shared", "fio-mmap", "pmem-writer map=shared vs fio ioengine=mmap" },
+		{ "shared+libpmem", "fio-libpmem", "pmem-writer persist=libpmem vs fio ioengine=libpmem" },
+	};
+	size_t i, p;
+	int header = 0;
+
+	for (i = 0; i < r->n; i++) {
+		struct series *ours = &r->s[i], *fio;
+		struct sample_stats a, b;
+		char x[64], y[64];
+
+		if (strcmp(ours->job, "peer") || strcmp(ours->metric->key, "bw"))
+			continue;
+		for (p = 0; p < 2; p++) {
+			if (strcmp(ours->mode, pairs[p][0]))
+				continue;
+			fio = run_find(r, ours->kernel, ours->fs, pairs[p][1], "peer", ours->section, "bw");
+			if (!fio) /* fio names its job after the section too */
+				continue;
+			if (!header++)
+				fprintf(out, "\nreference peer (write MiB/s, median [range]):\n");
+			stats_of(ours, &a);
+			stats_of(fio, &b);
+			summary_cell(ours, NULL, x, sizeof(x));
+			summary_cell(fio, NULL, y, sizeof(y));
+			fprintf(out, "  %s %s %s: %s vs %s: %s\n", ours->kernel, ours->fs, pairs[p][2], x, y,
+				a.n < 2 || b.n < 2 ? "too few repetitions to judge (need 2 or more)" :
+				differs_beyond_noise(&a, &b) ?
+				"DIFFERENT beyond noise (the writer and fio disagree: see the cells)" :
+				"agree within noise");
+		}
+	}
+}
+
+int summary_print(const char *run_dir, FILE *out)
+{
+	struct run r;
+	const char *accel;
+	size_t i;
+
+	if (run_load(run_dir, &r) < 0)
+		return -1;
+	accel = json_string_value(json_object_get(json_object_get(r.info, "accel"), "name"));
+	fprintf(out, "run %s: %s, QEMU %s, %lld repetitions\n",
+		json_string_value(json_object_get(r.info, "run_id")),
+		accel && !strcmp(accel, "tcg") ?
+		"TCG: times are emulated, compare them only as ratios within this run" :
+		"KVM: times are real",
+		json_string_value(json_object_get(json_object_get(r.info, "qemu"), "version")),
+		(long long)json_integer_value(json_object_get(r.info, "reps")));
+	fprintf(out, "cells: median [min-max] over repetitions; xR = ratio to shared; "
+		     "* = beyond noise (means differ by more than the sum of 95%% CI half-widths)\n");
+	for (i = 0; i < r.n; i++) {
+		if (!strcmp(r.s[i].job, "peer") && strcmp(r.s[i].mode, "shared"))
+			continue;
+		if (!seen_before(&r, i))
+			print_group(out, &r, &r.s[i]);
+	}
+	print_peer(out, &r);
+	run_free(&r);
+	return 0;
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The text summary of a bench run (results/runs/<id>). */
+#ifndef PMEM_SUMMARY_H
+#define PMEM_SUMMARY_H
+
+#include <stdio.h>
+
+#include "series.h"
+
+int summary_print(const char *run_dir, FILE *out);
+/* One table cell: "median [min-max] xRATIO*" against base (may be NULL). */
+void summary_cell(struct series *s, struct series *base, char *out, size_t size);
+
+#endif
