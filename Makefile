@@ -38,11 +38,13 @@ WRITER_SRC := workloads/writer.c workloads/job.c workloads/stats.c workloads/tra
 WRITER_HDR := $(wildcard workloads/*.h workloads/persist/*.h)
 
 UNIT_TESTS := $(B)/tests/unit-console \
-	      $(B)/tests/unit-qemu-argv
+	      $(B)/tests/unit-qemu-argv \
+	      $(B)/tests/unit-job-parse \
+	      $(B)/tests/unit-noise
 
 include harness/plugins/Makefile.inc
 
-.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean
+.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench
 all: $(B)/pmem-harness $(GUEST_PROGS) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
@@ -83,6 +85,15 @@ $(B)/tests/unit-qemu-argv: tests/unit/qemu-argv.c harness/qemu.c harness/qemu.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SANITIZE) -Iharness -Itests/guest -o $@ tests/unit/qemu-argv.c harness/qemu.c
 
+$(B)/tests/unit-job-parse: tests/unit/job-parse.c $(WRITER_SRC) $(WRITER_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest -o $@ tests/unit/job-parse.c \
+		$(filter-out workloads/writer.c,$(WRITER_SRC)) -ljansson -linih -lpmem -lm
+
+$(B)/tests/unit-noise: tests/unit/noise.c results/stats.c results/stats.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SANITIZE) -Iresults -Itests/guest -o $@ tests/unit/noise.c results/stats.c -lm
+
 kernels:
 	vm-images/build-kernel.sh $(ALL_KERNELS)
 
@@ -112,3 +123,15 @@ test:
 
 clean:
 	rm -rf $(B)
+
+# make bench [QUICK=1] [KERNELS="..."] [FS="ext4 xfs"] [MODES="..."] [JOBS="files"]
+#            [REPS=N] [RESUME=run-id]
+BENCH_KERNELS = $(or $(KERNELS),$(if $(QUICK),6.1-aware,6.1-stock 6.1-aware))
+bench:
+	vm-images/setup-host.sh
+	$(MAKE) all images
+	vm-images/build-kernel.sh $(BENCH_KERNELS)
+	$(B)/pmem-harness bench $(if $(QUICK),--quick) --kernels "$(BENCH_KERNELS)" \
+		$(if $(FS),--fs "$(FS)") $(if $(MODES),--modes "$(MODES)") \
+		$(if $(JOBS),--jobs "$(JOBS)") $(if $(REPS),--reps $(REPS)) \
+		$(if $(RESUME),--resume $(RESUME))

@@ -257,31 +257,42 @@ static void set_defaults(struct job *j)
 			set_option(&c, j, o, o->def);
 }
 
+/* The job of a section, made from [global] as it stands when first seen. */
+static struct job *section_job(struct parse_ctx *c, const char *section)
+{
+	struct job_file *jf = c->jf;
+
+	if (!strcmp(section, "global"))
+		return &jf->global;
+	if (!jf->njobs || strcmp(jf->jobs[jf->njobs - 1].name, section)) {
+		if (jf->njobs == JOB_MAX) {
+			fail(c, "more than %d job sections", JOB_MAX);
+			return NULL;
+		}
+		jf->jobs[jf->njobs] = jf->global;
+		snprintf(jf->jobs[jf->njobs].name, JOB_NAME_MAX, "%s", section);
+		jf->njobs++;
+	}
+	return &jf->jobs[jf->njobs - 1];
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse_ctx *c = user;
-	struct job_file *jf = c->jf;
 	const struct opt *o;
 	struct job *j;
 
+	if (!name[0]) {
+		fail(c, "a value without a key ('=%s')", value);
+		return 0;
+	}
 	if (!section[0]) {
 		fail(c, "%s=%s is outside any section: put it under [global] or a [job]", name, value);
 		return 0;
 	}
-	if (!strcmp(section, "global")) {
-		j = &jf->global;
-	} else {
-		if (!jf->njobs || strcmp(jf->jobs[jf->njobs - 1].name, section)) {
-			if (jf->njobs == JOB_MAX) {
-				fail(c, "more than %d job sections", JOB_MAX);
-				return 0;
-			}
-			jf->jobs[jf->njobs] = jf->global; /* a job starts from [global] */
-			snprintf(jf->jobs[jf->njobs].name, JOB_NAME_MAX, "%s", section);
-			jf->njobs++;
-		}
-		j = &jf->jobs[jf->njobs - 1];
-	}
+	j = section_job(c, section);
+	if (!j)
+		return 0;
 	for (o = options; o->name; o++)
 		if (!strcmp(o->name, name))
 			return set_option(c, j, o, value) == 0;
@@ -310,6 +321,14 @@ static char *reader(char *str, int num, void *stream)
 	c->line++;
 	for (t = 0; str[t] == ' ' || str[t] == '\t'; t++)
 		;
+	/* fio allows a section without keys; libinih only reports keys. */
+	if (str[t] == '[') {
+		char name[JOB_NAME_MAX];
+
+		if (sscanf(str + t, "[%63[^]]]", name) == 1)
+			section_job(c, name);
+		return str;
+	}
 	if (isalpha((unsigned char)str[t]) && !strpbrk(str, "=:[;#")) {
 		size_t end = strcspn(str, "\r\n");
 

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit test: fio-style job files, good and bad, through libinih. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "job.h"
+#include "tap.h"
+
+static char errbuf[4096];
+
+/* Parse text with stderr captured into errbuf. */
+static int parse(const char *text, struct job_file *jf)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), ret;
+	size_t n;
+
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	ret = job_file_parse_string(text, jf);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(errbuf, 1, sizeof(errbuf) - 1, tmp);
+	errbuf[n] = '\0';
+	fclose(tmp);
+	return ret;
+}
+
+static struct job_file jf;
+
+static void good(void)
+{
+	const char *text =
+		"; comment\n"
+		"[global]\n"
+		"directory=/mnt/bench\n"
+		"bs=8k\n"
+		"size=2m\n"
+		"time_based\n"
+		"runtime=3\n"
+		"\n"
+		"[a]\n"
+		"rw=randwrite\n"
+		"map=sync+aware\n"
+		"persist=clwb\n"
+		"persist_every=16\n"
+		"[b]\n"
+		"readwrite=randrw\n"
+		"rwmixread=30\n"
+		"size=1m\n"
+		"prealloc=fallocate\n"
+		"fault_size=pmd\n"
+		"ioengine=mmap\n";
+	int ok = parse(text, &jf) == 0 && jf.njobs == 2;
+
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "a good file parses into two jobs", NULL);
+	if (!ok) {
+		tap_diag("stderr: %s", errbuf);
+		return;
+	}
+	tap_result(jf.jobs[0].bs == 8192 && jf.jobs[1].bs == 8192 &&
+		   !strcmp(jf.jobs[1].directory, "/mnt/bench") ? TAP_PASS : TAP_FAIL,
+		   "jobs inherit [global]", NULL);
+	tap_result(jf.jobs[0].time_based == 1 && jf.jobs[0].runtime == 3 ? TAP_PASS : TAP_FAIL,
+		   "a bare key (time_based) means 1, as in fio", NULL);
+	tap_result(jf.jobs[0].size == 2 << 20 && jf.jobs[1].size == 1 << 20 ? TAP_PASS : TAP_FAIL,
+		   "size suffixes, and a job overrides [global]", NULL);
+	tap_result(jf.jobs[0].rw == RW_RANDWRITE && jf.jobs[1].rw == RW_RANDRW &&
+		   jf.jobs[1].rwmixread == 30 ? TAP_PASS : TAP_FAIL, "rw, its readwrite alias, rwmixread", NULL);
+	tap_result(!strcmp(jf.jobs[0].map, "sync+aware") && !strcmp(jf.jobs[0].persist, "clwb") &&
+		   jf.jobs[0].persist_every == 16 && !strcmp(jf.jobs[1].map, "shared") ? TAP_PASS : TAP_FAIL,
+		   "our keys: map, persist, persist_every, defaults", NULL);
+	tap_result(jf.jobs[1].prealloc == PREALLOC_FALLOCATE && jf.jobs[1].fault_size == FAULT_PMD &&
+		   jf.jobs[0].prealloc == PREALLOC_NONE && jf.jobs[0].fault_size == FAULT_PTE ? TAP_PASS : TAP_FAIL,
+		   "prealloc and fault_size", NULL);
+}
+
+static const struct {
+	const char *name, *text, *message;
+} bad[] = {
+	{ "unknown key names the closest", "[j]\nbss=4k\n", "<string>:2: unknown option 'bss'; did you mean 'bs'?" },
+	{ "bad mode lists the modes", "[j]\nmap=awre\n", "map=awre is not valid: expected shared, sync, aware, sync+aware" },
+	{ "bad persist lists the methods", "[j]\npersist=nope\n", "expected clwb, fsync, libpmem, msync, none, ntstore" },
+	{ "bad size", "[j]\nbs=4q\n", "bs=4q is not a size" },
+	{ "out of range", "[j]\nrwmixread=101\n", "rwmixread=101 is out of range [0, 100]" },
+	{ "negative number", "[j]\nnumjobs=-1\n", "numjobs=-1 is not a number" },
+	{ "bad rw", "[j]\nrw=trim\n", "rw=trim is not valid" },
+	{ "other ioengine", "[j]\nioengine=libaio\n", "ioengine=libaio is not valid: expected mmap" },
+	{ "key outside a section", "size=1m\n[j]\n", "<string>:1: size=1m is outside any section" },
+	{ "no job section", "[global]\nsize=1m\n", "no job sections" },
+	{ "bs larger than size", "[j]\nsize=4k\nbs=8k\n", "bs=8192 is larger than size=4096" },
+	{ "time_based without runtime", "[j]\ntime_based=1\n", "time_based needs runtime" },
+	{ "not an INI line", "[j]\n[broken\n", "<string>:2: not an INI line" },
+	{ "empty key", "[j]\n= 3\n", "<string>:2: a value without a key" },
+};
+
+int main(void)
+{
+	size_t i, n = sizeof(bad) / sizeof(bad[0]);
+
+	tap_plan(7 + 2 * n);
+	good();
+	for (i = 0; i < n; i++) {
+		int ret = parse(bad[i].text, &jf);
+		int lines = 0;
+		char *p;
+
+		for (p = errbuf; *p; p++)
+			lines += *p == '\n';
+		tap_result(ret < 0 && strstr(errbuf, bad[i].message) ? TAP_PASS : TAP_FAIL, bad[i].name, NULL);
+		if (!strstr(errbuf, bad[i].message))
+			tap_diag("got: %s", errbuf);
+		tap_result(lines == 1 ? TAP_PASS : TAP_FAIL, "... in exactly one line", NULL);
+	}
+	return tap_exit();
+}
