@@ -30,10 +30,12 @@ HARNESS_HDR := $(wildcard harness/*.h results/*.h)
 # Guest programs land in the initramfs; one program per line.
 GUEST_PROGS := $(B)/guest/pmem-agent \
 	       $(B)/guest/semantics \
-	       $(B)/guest/pmem-writer
+	       $(B)/guest/pmem-writer \
+	       $(B)/guest/pmem-verify
 
 # The writer: every persistence method is one file in workloads/persist/.
 WRITER_SRC := workloads/writer.c workloads/job.c workloads/stats.c workloads/tracefs.c \
+	      workloads/record.c workloads/ack.c workloads/channel.c \
 	      workloads/pmem_map.c workloads/cpu_flush.c $(wildcard workloads/persist/*.c)
 WRITER_HDR := $(wildcard workloads/*.h workloads/persist/*.h)
 
@@ -76,6 +78,10 @@ $(B)/guest/semantics: tests/guest/semantics.c workloads/pmem_map.c workloads/pme
 $(B)/guest/pmem-writer: $(WRITER_SRC) $(WRITER_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iworkloads -o $@ $(WRITER_SRC) -ljansson -linih -lpmem -lm
+
+$(B)/guest/pmem-verify: workloads/verify.c workloads/record.c workloads/record.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ workloads/verify.c workloads/record.c
 
 $(B)/tests/unit-console: tests/unit/console.c harness/console.c harness/console.h
 	@mkdir -p $(@D)

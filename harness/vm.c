@@ -46,7 +46,8 @@ struct vm {
 	int exited;		/* QEMU reaped */
 	int reported;		/* guest sent "exit" */
 	int booted;
-	double t_start, t_hello, t_exit;
+	int killed;		/* by a hook, on purpose */
+	double t_start, t_hello, t_exit, t_tick;
 	struct qmp qmp;
 	struct linebuf con_line, ctl_line;
 };
@@ -170,6 +171,9 @@ static void on_ctl_line(struct vm *vm, const char *line)
 		vm->r->guest_exit = rc;
 		vm->r->run_seconds = now() - vm->t_hello;
 	}
+	else if (vm->o->hooks && vm->o->hooks->on_line) {
+		vm->o->hooks->on_line(vm->o->hooks->ctx, vm, line);
+	}
 }
 
 static void on_console_line(struct vm *vm, const char *line)
@@ -252,6 +256,7 @@ static void watch(struct vm *vm)
 			{ .fd = vm->out_fd, .events = POLLIN },
 		};
 		double deadline, t = now();
+		int timeout;
 
 		if (vm->r->message[0])
 			return;
@@ -276,7 +281,10 @@ static void watch(struct vm *vm)
 					    vm->o->run_timeout, vm->o->run_dir, vm->o->run_dir);
 			return;
 		}
-		if (poll(p, 3, (int)((deadline - t) * 1000) + 1) < 0 && errno != EINTR)
+		timeout = (int)((deadline - t) * 1000) + 1;
+		if (vm->o->hooks && vm->o->hooks->tick_ms && timeout > vm->o->hooks->tick_ms)
+			timeout = vm->o->hooks->tick_ms;
+		if (poll(p, 3, timeout) < 0 && errno != EINTR)
 			return;
 		if (p[0].revents &&
 		    !read_lines(vm->con_fd, &vm->con_line, vm->console_log, vm, on_console_line))
@@ -286,6 +294,15 @@ static void watch(struct vm *vm)
 		if (p[2].revents && !copy_out(vm))
 			close_fd(&vm->out_fd);
 		/* Console EOF means QEMU is gone; without a report that is a failure. */
+		if (vm->o->hooks && vm->o->hooks->on_tick && vm->booted && !vm->reported &&
+		    !vm->killed && now() >= vm->t_tick) {
+			vm->t_tick = now() + vm->o->hooks->tick_ms / 1000.0;
+			vm->o->hooks->on_tick(vm->o->hooks->ctx, vm);
+		}
+		if (vm->killed) {
+			vm->r->status = VM_KILLED;
+			return;
+		}
 		if (vm->con_fd < 0 && !vm->reported) {
 			set_message(vm, VM_NO_EXIT,
 				    "guest stopped without reporting an exit status; console log: %s/console.log",
@@ -410,7 +427,7 @@ int vm_run(struct vm_options *o, struct vm_result *r)
 		goto out;
 	}
 	watch(&vm);
-	if (!r->message[0]) {
+	if (!r->message[0] && !vm.killed) {
 		r->status = vm.reported ? VM_OK : VM_NO_EXIT;
 		if (!vm.reported)
 			set_message(&vm, VM_NO_EXIT, "guest did not report; console log: %s/console.log",
@@ -418,7 +435,7 @@ int vm_run(struct vm_options *o, struct vm_result *r)
 	}
 out:
 	cleanup(&vm);
-	return r->status == VM_OK ? 0 : -1;
+	return r->status == VM_OK || r->status == VM_KILLED ? 0 : -1;
 }
 
 const char *vm_status_name(enum vm_status s)
@@ -430,6 +447,56 @@ const char *vm_status_name(enum vm_status s)
 	case VM_KERNEL_FAILURE: return "kernel-failure";
 	case VM_NO_EXIT: return "no-exit";
 	case VM_QEMU_FAILED: return "qemu-failed";
+	case VM_KILLED: return "killed";
 	}
 	return "unknown";
+}
+
+int vm_reply(struct vm *vm, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (vm->ctl_fd < 0 || len < 0 || (size_t)len >= sizeof(buf))
+		return -1;
+	return write(vm->ctl_fd, buf, len) == len ? 0 : -1;
+}
+
+static int vm_qmp_simple(struct vm *vm, const char *command)
+{
+	json_t *ret;
+
+	if (vm->qmp_fd < 0 || vm->exited)
+		return -1;
+	ret = qmp_execute(&vm->qmp, command, NULL, 5000);
+	json_decref(ret);
+	return ret ? 0 : -1;
+}
+
+int vm_pause(struct vm *vm)
+{
+	return vm_qmp_simple(vm, "stop");
+}
+
+int vm_resume(struct vm *vm)
+{
+	return vm_qmp_simple(vm, "cont");
+}
+
+void vm_kill(struct vm *vm)
+{
+	if (vm->pid > 0 && !vm->exited) {
+		kill(vm->pid, SIGKILL);
+		reap(vm, 0);
+	}
+	vm->killed = 1;
+}
+
+const char *vm_nvdimm(const struct vm *vm)
+{
+	return vm->o->qemu.nvdimm;
 }

@@ -15,6 +15,23 @@ enum vm_status {
 	VM_KERNEL_FAILURE,	/* panic, oops or BUG on the console */
 	VM_NO_EXIT,		/* the guest stopped without reporting */
 	VM_QEMU_FAILED,		/* QEMU did not start or connect */
+	VM_KILLED,		/* a hook killed QEMU on purpose (a crash point) */
+};
+
+/* The runner's handle for hooks; see vm_ctl_* below. */
+struct vm;
+
+/*
+ * Hooks let a caller take part in a run: crash injection answers "ack" lines
+ * and pauses the guest; the crash checker serves images on request.
+ */
+struct vm_hooks {
+	void *ctx;
+	/* A control line the runner does not handle itself (not hello/exit). */
+	void (*on_line)(void *ctx, struct vm *vm, const char *line);
+	/* Called every tick_ms while the job runs (0: never). */
+	void (*on_tick)(void *ctx, struct vm *vm);
+	int tick_ms;
 };
 
 struct vm_options {
@@ -24,6 +41,7 @@ struct vm_options {
 	int boot_timeout;		/* seconds until the guest says hello */
 	int run_timeout;		/* seconds for the job itself */
 	FILE *echo;			/* copy of the job's output, or NULL */
+	const struct vm_hooks *hooks;	/* or NULL */
 };
 
 struct vm_result {
@@ -38,6 +56,16 @@ struct vm_result {
 };
 
 int vm_run(struct vm_options *o, struct vm_result *r);
+
+/* For hooks: answer the guest on the control port. */
+int vm_reply(struct vm *vm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* For hooks: pause and resume the guest's vCPUs (QMP stop/cont). */
+int vm_pause(struct vm *vm);
+int vm_resume(struct vm *vm);
+/* For hooks: kill -9 QEMU now; the run ends with VM_KILLED. */
+void vm_kill(struct vm *vm);
+/* The NVDIMM backing file, or NULL. */
+const char *vm_nvdimm(const struct vm *vm);
 const char *vm_status_name(enum vm_status s);
 
 #endif

@@ -11,6 +11,7 @@
  *   pmem-agent port NAME        print the /dev node of port NAME
  *   pmem-agent hello FILE       announce the guest, receive the job into FILE
  *   pmem-agent exit STATUS      report the job's exit status
+ *   pmem-agent ask LINE         send LINE, print the host's one-line answer
  */
 #include <dirent.h>
 #include <errno.h>
@@ -90,11 +91,32 @@ static int cmd_exit(int argc, char **argv)
 	return ret;
 }
 
+/* Send one line on the control port and print the host's one-line answer. */
+static int cmd_ask(int argc, char **argv)
+{
+	char line[512];
+	int fd, ret;
+
+	if (argc != 1) {
+		fprintf(stderr, "usage: pmem-agent ask LINE\n");
+		return 2;
+	}
+	fd = channel_open(CHANNEL_CTL);
+	if (fd < 0)
+		return 1;
+	ret = channel_printf(fd, "%s\n", argv[0]) < 0 || channel_read_line(fd, line, sizeof(line)) < 0;
+	if (!ret)
+		puts(line);
+	close(fd);
+	return ret;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } commands[] = {
 	{ "port", cmd_port },
+	{ "ask", cmd_ask },
 	{ "hello", cmd_hello },
 	{ "exit", cmd_exit },
 };
@@ -104,12 +126,12 @@ int main(int argc, char **argv)
 	size_t i;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: pmem-agent port|hello|exit ...\n");
+		fprintf(stderr, "usage: pmem-agent port|hello|exit|ask ...\n");
 		return 2;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 2, argv + 2);
-	fprintf(stderr, "pmem-agent: unknown command '%s' (port, hello, exit)\n", argv[1]);
+	fprintf(stderr, "pmem-agent: unknown command '%s' (port, hello, exit, ask)\n", argv[1]);
 	return 2;
 }

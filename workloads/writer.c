@@ -29,11 +29,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ack.h"
 #include "cpu_flush.h"
 #include "insn_marker.h"
 #include "job.h"
 #include "persist/persist.h"
 #include "pmem_map.h"
+#include "record.h"
 #include "stats.h"
 #include "tracefs.h"
 
@@ -43,6 +45,7 @@
 
 struct range {
 	size_t off, len;
+	unsigned long long seq;
 };
 
 struct job_state {
@@ -186,6 +189,12 @@ static int persist_batch(struct job_state *s)
 	if (s->ops->persist(&s->pctx, NULL, 0) < 0)
 		return die_errno(s, s->ops->name);
 	lat_add(&s->plat, now_ns() - t0);
+	/* verify=1: acknowledge each record only now that it is persisted. */
+	for (i = 0; s->job->verify && i < s->npending; i++)
+		if (ack(s->pending[i].seq, s->pending[i].off, s->pending[i].len) < 0) {
+			fprintf(stderr, "pmem-writer: [%s] ack %llu failed\n", s->job->name, s->pending[i].seq);
+			return -1;
+		}
 	s->npending = 0;
 	s->persists++;
 	return 0;
@@ -198,15 +207,19 @@ static int do_write(struct job_state *s, size_t off, unsigned char *buf)
 
 	first_touch(s, off, j->bs);
 	/* A recognisable record: sequence number and offset up front. */
-	memcpy(buf, &s->writes, sizeof(s->writes));
-	memcpy(buf + 8, &off, sizeof(off));
+	if (j->verify)
+		record_fill(buf, j->bs, s->writes, off);
+	else {
+		memcpy(buf, &s->writes, sizeof(s->writes));
+		memcpy(buf + 8, &off, sizeof(off));
+	}
 	t0 = now_ns();
 	if (s->ops->store)
 		s->ops->store(&s->pctx, s->map + off, buf, j->bs);
 	else
 		memcpy(s->map + off, buf, j->bs);
 	lat_add(&s->wlat, now_ns() - t0);
-	s->pending[s->npending++] = (struct range){ off, j->bs };
+	s->pending[s->npending++] = (struct range){ off, j->bs, s->writes };
 	s->writes++;
 	s->bytes_written += j->bs;
 	if (s->npending == j->persist_every && persist_batch(s) < 0)

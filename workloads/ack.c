@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The acknowledgement protocol: see ack.h. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ack.h"
+#include "channel.h"
+
+static int ack_fd = -1;
+
+int ack_open(void)
+{
+	if (ack_fd < 0)
+		ack_fd = channel_open(CHANNEL_CTL);
+	return ack_fd < 0 ? -1 : 0;
+}
+
+int ack(uint64_t seq, uint64_t off, size_t len)
+{
+	char line[128], want[64];
+
+	if (ack_open() < 0)
+		return -1;
+	if (channel_printf(ack_fd, "ack %" PRIu64 " %" PRIu64 " %zu\n", seq, off, len) < 0 ||
+	    channel_read_line(ack_fd, line, sizeof(line)) < 0)
+		return -1;
+	snprintf(want, sizeof(want), "ok %" PRIu64, seq);
+	if (strcmp(line, want)) {
+		fprintf(stderr, "ack: host answered '%s' to ack %" PRIu64 "\n", line, seq);
+		return -1;
+	}
+	return 0;
+}
+
+void ack_close(void)
+{
+	if (ack_fd >= 0)
+		close(ack_fd);
+	ack_fd = -1;
+}
