@@ -24,8 +24,9 @@ ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c \
 	       harness/cmd-summary.c harness/vm.c harness/qemu.c harness/qmp.c \
 	       harness/console.c harness/accel.c harness/jsonio.c \
+	       harness/cmd-crashtest.c crash-inject/image.c crash-inject/judge.c \
 	       results/series.c results/stats.c results/summary.c
-HARNESS_HDR := $(wildcard harness/*.h results/*.h)
+HARNESS_HDR := $(wildcard harness/*.h results/*.h crash-inject/*.h)
 
 # Guest programs land in the initramfs; one program per line.
 GUEST_PROGS := $(B)/guest/pmem-agent \

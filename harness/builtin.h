@@ -7,6 +7,8 @@ int cmd_run(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
+int cmd_crashtest(int argc, char **argv);
+int cmd_crashcheck(int argc, char **argv);
 
 /* ${PMEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmem-aware} */
 const char *harness_cache_dir(void);

@@ -79,6 +79,8 @@ static const struct opt options[] = {
 	  "pte forces 4 KiB faults (MADV_NOHUGEPAGE), pmd allows 2 MiB faults" },
 	{ "verify", OPT_BOOL, O(verify), "0", 0, 1, NULL, NULL,
 	  "write verifiable records and check them after the run" },
+	{ "offset", OPT_SIZE, O(offset), "0", 0, 1ULL << 40, NULL, NULL,
+	  "start of the I/O region; with filename= and offset>0 the file is kept, not recreated" },
 	{ "ioengine", OPT_STR, 0, 0, "mmap", 0, 0, NULL, check_ioengine, "accepted: mmap" },
 	{ NULL },
 };

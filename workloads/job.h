@@ -38,7 +38,8 @@ struct job {
 	unsigned int persist_every;
 	int prealloc;			/* enum prealloc_kind */
 	int fault_size;			/* enum fault_kind */
-	int verify;			/* record headers, checked after the run */
+	int verify;			/* verifiable records, acknowledged to the host */
+	unsigned long long offset;	/* I/O region starts here (fio offset=) */
 };
 
 struct job_file {

@@ -91,17 +91,19 @@ static int prepare_file(struct job_state *s)
 		snprintf(s->path, sizeof(s->path), "%s", j->filename);
 	else
 		snprintf(s->path, sizeof(s->path), "%s/%s.%d.0", j->directory, j->name, s->index);
-	unlink(s->path);
-	s->fd = open(s->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* A second section writing another region of the same file keeps it. */
+	if (!(j->filename[0] && j->offset))
+		unlink(s->path);
+	s->fd = open(s->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (s->fd < 0)
 		return die_errno(s, "open");
 	switch (j->prealloc) {
 	case PREALLOC_NONE:
-		if (ftruncate(s->fd, j->size) < 0)
+		if (ftruncate(s->fd, j->offset + j->size) < 0)
 			return die_errno(s, "ftruncate");
 		break;
 	case PREALLOC_FALLOCATE:
-		if (fallocate(s->fd, 0, 0, j->size) < 0)
+		if (fallocate(s->fd, 0, j->offset, j->size) < 0)
 			return die_errno(s, "fallocate");
 		break;
 	case PREALLOC_WRITE: {
@@ -111,7 +113,7 @@ static int prepare_file(struct job_state *s)
 		for (off = 0; off < j->size; off += sizeof(zero)) {
 			size_t n = j->size - off < sizeof(zero) ? j->size - off : sizeof(zero);
 
-			if (pwrite(s->fd, zero, n, off) != (ssize_t)n)
+			if (pwrite(s->fd, zero, n, j->offset + off) != (ssize_t)n)
 				return die_errno(s, "pwrite (prealloc=write)");
 		}
 		break;
@@ -133,7 +135,7 @@ static int map_file(struct job_state *s)
 {
 	const struct job *j = s->job;
 
-	s->map = map_mode_map(s->mode, s->fd, j->size);
+	s->map = map_mode_map(s->mode, s->fd, j->offset + j->size);
 	if (s->map == MAP_FAILED) {
 		int e = errno;
 
@@ -143,14 +145,14 @@ static int map_file(struct job_state *s)
 		return -1;
 	}
 	/* DAX PMD faults need a 2 MiB aligned mapping and no MADV_NOHUGEPAGE. */
-	if (madvise(s->map, j->size, j->fault_size == FAULT_PTE ? MADV_NOHUGEPAGE : MADV_HUGEPAGE) < 0)
+	if (madvise(s->map, j->offset + j->size, j->fault_size == FAULT_PTE ? MADV_NOHUGEPAGE : MADV_HUGEPAGE) < 0)
 		return die_errno(s, "madvise");
 	s->granule = j->fault_size == FAULT_PMD && !((uintptr_t)s->map % PMD_SIZE) ? PMD_SIZE : PAGE;
-	s->touched = calloc(j->size / s->granule + 1, 1);
+	s->touched = calloc((j->offset + j->size) / s->granule + 1, 1);
 	s->pending = calloc(j->persist_every + 1, sizeof(*s->pending));
 	if (!s->touched || !s->pending)
 		return die_errno(s, "calloc");
-	s->pctx = (struct persist_ctx){ .fd = s->fd, .map = s->map, .map_len = j->size };
+	s->pctx = (struct persist_ctx){ .fd = s->fd, .map = s->map, .map_len = j->offset + j->size };
 	if (s->ops->init && s->ops->init(&s->pctx) < 0)
 		return -1;
 	return 0;
@@ -273,7 +275,7 @@ static int run_io(struct job_state *s)
 			order[k] = t;
 		}
 		for (i = 0; i < nblocks && !ret; i++) {
-			size_t off = order[i] * j->bs;
+			size_t off = j->offset + order[i] * j->bs;
 
 			if (mixed && xorshift(&s->rng) % 100 < j->rwmixread)
 				do_read(s, off, buf);
@@ -350,7 +352,7 @@ static void job_state_free(struct job_state *s)
 	if (s->ops && s->ops->cleanup && s->map && s->map != MAP_FAILED)
 		s->ops->cleanup(&s->pctx);
 	if (s->map && s->map != MAP_FAILED)
-		munmap(s->map, s->job->size);
+		munmap(s->map, s->job->offset + s->job->size);
 	if (s->fd > 0)
 		close(s->fd);
 	free(s->touched);

@@ -12,7 +12,10 @@ pmem_die() {
 
 # Turn the raw label-backed namespace into fsdax; DAX is refused on a raw one.
 pmem_setup_namespace() {
-	ndctl create-namespace -f -e namespace0.0 -m fsdax -a 2M >/dev/null ||
+	# --map=mem keeps the struct page array in RAM, not on the media: the crash
+	# checker rewrites the media under a running guest, which must not touch
+	# live kernel state.
+	ndctl create-namespace -f -e namespace0.0 -m fsdax -M mem -a 2M >/dev/null ||
 		pmem_die "ndctl create-namespace failed"
 	[ -b "$PMEM_DEV" ] || pmem_die "$PMEM_DEV did not appear"
 }

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Crash images of the emulated NVDIMM: see image.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "image.h"
+
+static int copy_range(int in, int out, off_t off, off_t len)
+{
+	while (len > 0) {
+		ssize_t n = copy_file_range(in, &(loff_t){ off }, out, &(loff_t){ off }, len, 0);
+
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL)) {
+			char buf[1 << 16];
+
+			n = pread(in, buf, len < (off_t)sizeof(buf) ? len : (off_t)sizeof(buf), off);
+			if (n > 0 && pwrite(out, buf, n, off) != n)
+				n = -1;
+		}
+		if (n <= 0)
+			return -1;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Walk src's data extents; for each hole, call punch (may be NULL). */
+static int copy_extents(int in, int out, off_t size, int punch_holes)
+{
+	off_t pos = 0;
+
+	while (pos < size) {
+		off_t data = lseek(in, pos, SEEK_DATA), hole;
+
+		if (data < 0) {
+			if (errno != ENXIO)
+				return -1;
+			data = size; /* only a hole is left */
+		}
+		if (punch_holes && data > pos &&
+		    fallocate(out, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, pos, data - pos) < 0)
+			return -1;
+		if (data >= size)
+			break;
+		hole = lseek(in, data, SEEK_HOLE);
+		if (hole < 0)
+			return -1;
+		if (copy_range(in, out, data, hole - data) < 0)
+			return -1;
+		pos = hole;
+	}
+	return 0;
+}
+
+int image_copy(const char *src, const char *dst)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, ret = -1;
+	struct stat st;
+
+	if (in < 0 || fstat(in, &st) < 0)
+		goto out;
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0 || ftruncate(out, st.st_size) < 0)
+		goto out;
+	ret = copy_extents(in, out, st.st_size, 0);
+out:
+	if (ret < 0)
+		fprintf(stderr, "crash image: copying %s to %s: %s\n", src, dst, strerror(errno));
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) < 0)
+		ret = -1;
+	return ret;
+}
+
+int image_rewrite(const char *src, const char *dst)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC), out = open(dst, O_WRONLY | O_CLOEXEC), ret = -1;
+	struct stat a, b;
+
+	if (in < 0 || out < 0 || fstat(in, &a) < 0 || fstat(out, &b) < 0)
+		goto out;
+	if (a.st_size != b.st_size) {
+		errno = EINVAL;
+		goto out;
+	}
+	ret = copy_extents(in, out, a.st_size, 1);
+out:
+	if (ret < 0)
+		fprintf(stderr, "crash image: writing %s over %s: %s\n", src, dst, strerror(errno));
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return ret;
+}
+
+off_t image_allocated(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) < 0 ? -1 : (off_t)st.st_blocks * 512;
+}

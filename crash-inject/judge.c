@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The verdict on one crash image: see judge.h. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge.h"
+
+#define SEQ_LIST_MAX 64	/* seq numbers listed per kind; the count is exact */
+
+int check_report_parse(const char *text, struct check_report *r)
+{
+	const char *line = text;
+	size_t cap = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->fsck_status = -1;
+	while (line && *line) {
+		unsigned long long slot, seq;
+		char state;
+		int rc;
+
+		if (!strncmp(line, "mount ok", 8))
+			r->mounted = 1;
+		else if (sscanf(line, "fsck %d", &rc) == 1)
+			r->fsck_status = rc;
+		else if (!strncmp(line, "nofile", 6))
+			r->nofile = 1;
+		else if (sscanf(line, "size %lld", &r->size) == 1)
+			;
+		else if (sscanf(line, "%llu %c %llu", &slot, &state, &seq) == 3) {
+			if (slot >= cap) {
+				cap = cap ? cap * 2 : 1024;
+				while (cap <= slot)
+					cap *= 2;
+				r->slots = realloc(r->slots, cap);
+				r->seqs = realloc(r->seqs, cap * sizeof(*r->seqs));
+				if (!r->slots || !r->seqs)
+					return -1;
+			}
+			while (r->nslots <= slot) {
+				r->slots[r->nslots] = 'Z';
+				r->seqs[r->nslots++] = 0;
+			}
+			r->slots[slot] = state;
+			r->seqs[slot] = seq;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return 0;
+}
+
+void check_report_free(struct check_report *r)
+{
+	free(r->slots);
+	free(r->seqs);
+	memset(r, 0, sizeof(*r));
+}
+
+static void note(json_t *list, size_t *count, uint64_t seq)
+{
+	if ((*count)++ < SEQ_LIST_MAX)
+		json_array_append_new(list, json_integer(seq));
+}
+
+json_t *judge(const struct check_report *r, const struct ack_rec *acks, size_t nacked)
+{
+	json_t *lost = json_array(), *torn = json_array();
+	size_t i, nlost = 0, ntorn = 0;
+	const char *verdict;
+
+	for (i = 0; i < nacked && r->mounted; i++) {
+		const struct ack_rec *a = &acks[i];
+		size_t slot = a->len ? a->off / a->len : 0;
+
+		if (r->nofile || slot >= r->nslots)
+			note(lost, &nlost, a->seq);
+		else if (r->slots[slot] == 'V' && r->seqs[slot] == a->seq)
+			continue;
+		else if (r->slots[slot] == 'T' && r->seqs[slot] == a->seq)
+			note(torn, &ntorn, a->seq);
+		else if (r->slots[slot] == 'V' && r->seqs[slot] > a->seq)
+			continue; /* overwritten by a later record: not a loss */
+		else
+			note(lost, &nlost, a->seq);
+	}
+	if (r->checker_failure[0] || !r->mounted || r->fsck_status != 0)
+		verdict = "fs-corrupt";
+	else if (ntorn)
+		verdict = "torn";
+	else if (nlost)
+		verdict = "lost";
+	else
+		verdict = "intact";
+	return json_pack("{s:s, s:I, s:I, s:o, s:I, s:o, s:b, s:i, s:b, s:I, s:s}",
+			 "verdict", verdict, "acked", (json_int_t)nacked,
+			 "lost_count", (json_int_t)nlost, "lost", lost,
+			 "torn_count", (json_int_t)ntorn, "torn", torn,
+			 "mounted", r->mounted, "fsck_status", r->fsck_status,
+			 "file_missing", r->nofile, "file_size", (json_int_t)r->size,
+			 "checker_failure", r->checker_failure);
+}

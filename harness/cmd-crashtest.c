@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmem-harness crashtest: simulated power loss on the emulated NVDIMM.
+ *
+ * For each scenario (crash-inject/scenarios) and filesystem:
+ *  1. A writer guest runs the scenario's job with verify=1. Every "ack" line
+ *     is logged on the host before it is answered. Right after chosen acks,
+ *     and at random times, the guest is paused (QMP stop), the NVDIMM
+ *     backing file copied (a crash image that records how many acks were
+ *     logged) and the guest resumed. When the job is done the guest asks
+ *     "done" and QEMU is killed with SIGKILL before anything else runs: the
+ *     last crash image.
+ *  2. A checker guest takes the images one by one: for each, the host
+ *     rewrites the checker's backing file in place while nothing is mounted,
+ *     the guest drops its block-device buffers, mounts (journal or log
+ *     replay), reports every record slot (pmem-verify), unmounts and runs
+ *     fsck -n. A checker that hangs or panics gives its current image the
+ *     verdict fs-corrupt and a fresh checker takes the rest.
+ *  3. The host judges each image against its ack log (crash-inject/judge.c).
+ *
+ * results/runs/<run-id>/crash/<scenario>__<fs>/: acks.log, images/, one
+ * JSON per image, and summary.json for the run.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../crash-inject/image.h"
+#include "../crash-inject/judge.h"
+#include "builtin.h"
+#include "jsonio.h"
+#include "vm.h"
+
+#define MAX_IMAGES 200
+#define CHECK_BOOT_TIMEOUT 120
+
+struct scenario {
+	char name[64], job[256], mode[24], expect[16];
+};
+
+struct image {
+	char path[1024];
+	size_t acked;		/* acks logged before it was taken */
+	const char *why;	/* "ack", "time", "kill" */
+	json_t *verdict;
+};
+
+struct crash_run {
+	/* options */
+	const char *build, *accel, *kernel, *checker_kernel;
+	unsigned int seed;
+	int min_images, keep;
+	/* one scenario x fs */
+	char dir[1024];
+	FILE *ack_log;
+	struct ack_rec *acks;
+	size_t nacks, cap;
+	struct image images[MAX_IMAGES];
+	size_t nimages;
+	size_t next_ack_crash;	/* take an image after this many acks */
+	double next_time_crash;
+	int done;
+	/* checker */
+	size_t serving;		/* index of the image being checked */
+	const char *files, *bs;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int load_scenarios(struct scenario *s, int max)
+{
+	FILE *f = fopen("crash-inject/scenarios", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f) {
+		fprintf(stderr, "crashtest: cannot read crash-inject/scenarios (run from the repository top)\n");
+		return -1;
+	}
+	while (n < max && fgets(line, sizeof(line), f))
+		if (line[0] != '#' && sscanf(line, "%63s %255s %23s %15s", s[n].name, s[n].job,
+					     s[n].mode, s[n].expect) == 4)
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* Pause, copy, resume: one crash image. */
+static void take_image(struct crash_run *c, struct vm *vm, const char *why, int paused_already)
+{
+	struct image *im;
+
+	if (c->nimages == MAX_IMAGES)
+		return;
+	im = &c->images[c->nimages];
+	snprintf(im->path, sizeof(im->path), "%s/images/%03zu.img", c->dir, c->nimages);
+	if (!paused_already && vm_pause(vm) < 0)
+		return;
+	if (image_copy(vm_nvdimm(vm), im->path) == 0) {
+		im->acked = c->nacks;
+		im->why = why;
+		c->nimages++;
+	}
+	if (!paused_already)
+		vm_resume(vm);
+}
+
+static void writer_line(void *ctx, struct vm *vm, const char *line)
+{
+	struct crash_run *c = ctx;
+	unsigned long long seq, off;
+	size_t len;
+
+	if (sscanf(line, "ack %llu %llu %zu", &seq, &off, &len) == 3) {
+		if (c->nacks == c->cap) {
+			c->cap = c->cap ? c->cap * 2 : 4096;
+			c->acks = realloc(c->acks, c->cap * sizeof(*c->acks));
+		}
+		c->acks[c->nacks++] = (struct ack_rec){ seq, off, len };
+		fprintf(c->ack_log, "%llu %llu %zu\n", seq, off, len);
+		fflush(c->ack_log);
+		/* The image is taken before the guest hears "ok": nothing after
+		 * this persisted record can have run yet. */
+		if (c->nacks == c->next_ack_crash) {
+			take_image(c, vm, "ack", 0);
+			c->next_ack_crash += 20 + rand_r(&c->seed) % 60;
+		}
+		vm_reply(vm, "ok %llu\n", seq);
+	} else if (!strcmp(line, "done")) {
+		/* The last crash point: power off before any sync or unmount. */
+		vm_kill(vm);
+		take_image(c, vm, "kill", 1);
+		c->done = 1;
+	}
+}
+
+static void writer_tick(void *ctx, struct vm *vm)
+{
+	struct crash_run *c = ctx;
+
+	if (c->nacks && now_s() >= c->next_time_crash) {
+		take_image(c, vm, "time", 0);
+		c->next_time_crash = now_s() + 0.2 + (rand_r(&c->seed) % 800) / 1000.0;
+	}
+}
+
+static int vm_options_for(struct crash_run *c, struct vm_options *o, const char *kernel,
+			  const char *nvdimm, char *kpath, char *ipath)
+{
+	struct stat st;
+
+	snprintf(kpath, 1024, "%s/kernels/%s/bzImage", c->build, kernel);
+	snprintf(ipath, 1024, "%s/initramfs.cpio", c->build);
+	if (access(kpath, R_OK) || access(ipath, R_OK) || stat(nvdimm, &st) < 0) {
+		fprintf(stderr, "crashtest: missing %s, %s or %s: run 'make kernels images'\n", kpath, ipath, nvdimm);
+		return -1;
+	}
+	memset(o, 0, sizeof(*o));
+	o->qemu.binary = getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64";
+	o->qemu.accel = c->accel;
+	o->qemu.kernel = kpath;
+	o->qemu.initrd = ipath;
+	o->qemu.mem_mib = 1024;
+	o->qemu.cpus = 1;
+	o->qemu.nvdimm = nvdimm;
+	o->qemu.nvdimm_size = st.st_size;
+	o->boot_timeout = CHECK_BOOT_TIMEOUT;
+	o->run_timeout = 600;
+	return 0;
+}
+
+static char *writer_script(const struct scenario *sc, const char *fs)
+{
+	char *s = NULL, *text;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len), *j = fopen(sc->job, "r");
+
+	text = NULL;
+	if (j) {
+		size_t n = 0;
+
+		if (getdelim(&text, &n, '\0', j) < 0)
+			text = NULL;
+		fclose(j);
+	}
+	fprintf(f, "export PMEM_FS='%s'\n. /usr/share/pmem/lib.sh\npmem_mount\nmkdir -p /mnt/crash\n"
+		   "cat >/tmp/job.fio <<'PMEM_JOB_EOF'\n%s\nPMEM_JOB_EOF\n", fs, text ? text : "");
+	fprintf(f, "pmem-writer --no-trace %s%s --output /tmp/r.json /tmp/job.fio || exit 1\n",
+		strcmp(sc->mode, "-") ? "--map " : "", strcmp(sc->mode, "-") ? sc->mode : "");
+	/* The host kills QEMU on "done": nothing after this line runs. */
+	fprintf(f, "pmem-agent ask done\nsleep 60\n");
+	fclose(f);
+	free(text);
+	return s;
+}
+
+/* Checker: "next" -> the host writes the next image and answers
+ * "image <index> <bs> <files...>", or "done". */
+static void checker_line(void *ctx, struct vm *vm, const char *line)
+{
+	struct crash_run *c = ctx;
+
+	if (strcmp(line, "next"))
+		return;
+	while (c->serving < c->nimages) {
+		struct image *im = &c->images[c->serving];
+
+		if (!im->verdict && image_rewrite(im->path, vm_nvdimm(vm)) == 0) {
+			vm_reply(vm, "image %zu %s %s\n", c->serving, c->bs, c->files);
+			c->serving++;
+			return;
+		}
+		if (!im->verdict)
+			im->verdict = json_pack("{s:s, s:s}", "verdict", "fs-corrupt", "checker_failure",
+						"could not write the image into the checker");
+		c->serving++;
+	}
+	vm_reply(vm, "done\n");
+}
+
+static const char checker_job[] =
+	"set -u\n"
+	". /usr/share/pmem/lib.sh\n"
+	"while :; do\n"
+	"\tset -- $(pmem-agent ask next)\n"
+	"\t[ \"${1:-done}\" = image ] || break\n"
+	"\tid=$2 bs=$3\n"
+	"\tshift 3\n"
+	"\techo \"@@begin $id\"\n"
+	/* The media changed under us: drop every cached block of it. */
+	"\tblockdev --flushbufs $PMEM_DEV\n"
+	"\tif mount -o dax $PMEM_DEV $PMEM_MNT 2>/tmp/mount.err; then\n"
+	"\t\techo 'mount ok'\n"
+	"\t\tfor f in \"$@\"; do echo \"file $f\"; pmem-verify \"$PMEM_MNT/$f\" \"$bs\"; done\n"
+	"\t\tumount $PMEM_MNT || echo 'umount failed'\n"
+	"\telse sed 's/^/mount: /' /tmp/mount.err; fi\n"
+	"\tblockdev --flushbufs $PMEM_DEV\n"
+	"\tpmem_fsck \"$PMEM_FS\" >/tmp/fsck.log 2>&1; echo \"fsck $?\"\n"
+	"\techo \"@@end $id\"\n"
+	"done\n";
+
+/* Verdicts from the checker's output blocks. */
+static void judge_blocks(struct crash_run *c, const char *log_path)
+{
+	FILE *f = fopen(log_path, "r");
+	char *text = NULL, *p;
+	size_t n = 0;
+
+	if (!f)
+		return;
+	if (getdelim(&text, &n, '\0', f) < 0) {
+		fclose(f);
+		free(text);
+		return;
+	}
+	fclose(f);
+	for (p = text; (p = strstr(p, "@@begin ")); ) {
+		size_t id = strtoul(p + 8, NULL, 10);
+		char end[32], *e;
+		struct check_report r;
+
+		snprintf(end, sizeof(end), "@@end %zu", id);
+		e = strstr(p, end);
+		if (!e || id >= c->nimages)
+			break;
+		*e = '\0';
+		if (!c->images[id].verdict && check_report_parse(p, &r) == 0) {
+			c->images[id].verdict = judge(&r, c->acks, c->images[id].acked);
+			check_report_free(&r);
+		}
+		p = e + 1;
+	}
+	free(text);
+}
+
+static int run_checker(struct crash_run *c, const char *fs, const char *golden)
+{
+	char nv[1200], kpath[1024], ipath[1024], rdir[1200];
+	struct vm_hooks hooks = { .ctx = c, .on_line = checker_line };
+	int attempt;
+
+	c->serving = 0;
+	for (attempt = 0; c->serving < c->nimages && attempt < 8; attempt++) {
+		struct vm_options o;
+		struct vm_result r;
+		char script[4096], log[1300];
+		size_t start = c->serving;
+
+		snprintf(rdir, sizeof(rdir), "%s/checker-%d", c->dir, attempt);
+		mkdir(rdir, 0755);
+		snprintf(nv, sizeof(nv), "%s/nvdimm.img", rdir);
+		if (image_copy(golden, nv) < 0 || vm_options_for(c, &o, c->checker_kernel, nv, kpath, ipath) < 0)
+			return -1;
+		snprintf(script, sizeof(script), "export PMEM_FS='%s'\n%s", fs, checker_job);
+		o.script = script;
+		o.run_dir = rdir;
+		o.hooks = &hooks;
+		vm_run(&o, &r);
+		snprintf(log, sizeof(log), "%s/guest.log", rdir);
+		judge_blocks(c, log);
+		unlink(nv);
+		if (r.status == VM_OK)
+			break;
+		/* The image it was on when it died gets the verdict; go on after it. */
+		if (c->serving > start && !c->images[c->serving - 1].verdict)
+			c->images[c->serving - 1].verdict = json_pack("{s:s, s:s}", "verdict", "fs-corrupt",
+				"checker_failure", r.message[0] ? r.message : vm_status_name(r.status));
+		fprintf(stderr, "crashtest: checker stopped (%s); going on with a fresh one\n",
+			vm_status_name(r.status));
+	}
+	return 0;
+}
+
+static int free_space_ok(const char *dir, off_t need)
+{
+	struct statvfs v;
+
+	if (statvfs(dir, &v) < 0)
+		return 1;
+	return (off_t)v.f_bavail * v.f_frsize > need;
+}
+
+static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, const char *fs,
+			    const char *run_dir)
+{
+	char golden[1024], nv[1300], kpath[1024], ipath[1024], path[1400], files[256];
+	struct vm_hooks hooks = { .ctx = c, .on_line = writer_line, .on_tick = writer_tick, .tick_ms = 50 };
+	json_t *counts = json_pack("{s:i, s:i, s:i, s:i}", "intact", 0, "lost", 0, "torn", 0, "fs-corrupt", 0);
+	json_t *unexpected = json_array();
+	struct vm_options o;
+	struct vm_result r;
+	char *script;
+	size_t i;
+	double t0 = now_s();
+
+	c->nacks = c->nimages = 0;
+	c->done = 0;
+	c->next_ack_crash = 1 + rand_r(&c->seed) % 40;
+	c->next_time_crash = now_s() + 3;
+	snprintf(c->dir, sizeof(c->dir), "%s/crash/%s__%s", run_dir, sc->name, fs);
+	snprintf(path, sizeof(path), "mkdir -p '%s/images'", c->dir);
+	if (system(path) != 0)
+		return NULL;
+	snprintf(golden, sizeof(golden), "%s/images/%s.img", c->build, fs);
+	if (!free_space_ok(c->dir, (off_t)(MAX_IMAGES / 4) * (image_allocated(golden) + (64 << 20)))) {
+		fprintf(stderr, "crashtest: not enough free space under %s for crash images: free some, or set the results directory elsewhere\n",
+			c->dir);
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/acks.log", c->dir);
+	c->ack_log = fopen(path, "w");
+	snprintf(nv, sizeof(nv), "%s/nvdimm.img", c->dir);
+	if (!c->ack_log || image_copy(golden, nv) < 0 || vm_options_for(c, &o, c->kernel, nv, kpath, ipath) < 0)
+		return NULL;
+	script = writer_script(sc, fs);
+	o.script = script;
+	o.run_dir = c->dir;
+	o.hooks = &hooks;
+	vm_run(&o, &r);
+	free(script);
+	fclose(c->ack_log);
+	unlink(nv);
+	if (!c->done)
+		fprintf(stderr, "crashtest: %s/%s: the writer did not finish (%s%s%s); judging the %zu images taken\n",
+			sc->name, fs, vm_status_name(r.status), r.message[0] ? ": " : "", r.message, c->nimages);
+
+	/* Which files and record size the checker verifies. */
+	snprintf(files, sizeof(files), "%s", "data");
+	c->files = files;
+	c->bs = "4096";
+	run_checker(c, fs, golden);
+
+	for (i = 0; i < c->nimages; i++) {
+		struct image *im = &c->images[i];
+		const char *v;
+
+		if (!im->verdict)
+			im->verdict = json_pack("{s:s, s:s}", "verdict", "fs-corrupt", "checker_failure",
+						"the checker never reported on this image");
+		json_object_set_new(im->verdict, "image", json_integer(i));
+		json_object_set_new(im->verdict, "taken", json_string(im->why));
+		json_object_set_new(im->verdict, "acked", json_integer(im->acked));
+		json_object_set_new(im->verdict, "recheck",
+			json_sprintf("build/pmem-harness crashcheck --fs %s --image %s --acks %s/acks.log --acked %zu",
+				     fs, im->path, c->dir, im->acked));
+		v = json_string_value(json_object_get(im->verdict, "verdict"));
+		json_object_set_new(counts, v, json_integer(json_integer_value(json_object_get(counts, v)) + 1));
+		if ((strcmp(v, "intact") && !strcmp(sc->expect, "intact")) || !strcmp(v, "fs-corrupt"))
+			json_array_append_new(unexpected, json_integer(i));
+		snprintf(path, sizeof(path), "%s/image-%03zu.json", c->dir, i);
+		json_write_atomic(path, im->verdict);
+		/* Keep the evidence, drop the rest (KEEP=1 keeps all). */
+		if (!c->keep && !strcmp(v, "intact"))
+			unlink(im->path);
+		json_decref(im->verdict);
+		im->verdict = NULL;
+	}
+	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:f, s:s}",
+			 "scenario", sc->name, "fs", fs, "mode", sc->mode, "expect", sc->expect,
+			 "images", (json_int_t)c->nimages, "acks", (json_int_t)c->nacks,
+			 "verdicts", counts, "unexpected_images", unexpected,
+			 "seconds", now_s() - t0, "writer", vm_status_name(r.status));
+}
+
+static void print_table(json_t *rows, FILE *out)
+{
+	json_t *row;
+	size_t i;
+
+	fprintf(out, "\n%-20s %-5s %-11s %-9s %6s %6s %5s %5s %5s %8s  %s\n", "scenario", "fs", "mode",
+		"expect", "images", "intact", "lost", "torn", "fscor", "acks", "result");
+	json_array_foreach(rows, i, row) {
+		json_t *v = json_object_get(row, "verdicts");
+		size_t nunexp = json_array_size(json_object_get(row, "unexpected_images"));
+		long long lost = json_integer_value(json_object_get(v, "lost"));
+
+		fprintf(out, "%-20s %-5s %-11s %-9s %6lld %6lld %5lld %5lld %5lld %8lld  %s\n",
+			json_string_value(json_object_get(row, "scenario")),
+			json_string_value(json_object_get(row, "fs")),
+			json_string_value(json_object_get(row, "mode")),
+			json_string_value(json_object_get(row, "expect")),
+			(long long)json_integer_value(json_object_get(row, "images")),
+			(long long)json_integer_value(json_object_get(v, "intact")), lost,
+			(long long)json_integer_value(json_object_get(v, "torn")),
+			(long long)json_integer_value(json_object_get(v, "fs-corrupt")),
+			(long long)json_integer_value(json_object_get(row, "acks")),
+			nunexp ? "UNEXPECTED: see the image JSONs" :
+			lost ? "as allowed: acknowledged data was lost" : "as expected");
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pmem-harness crashtest [--fs LIST] [--scenarios LIST] [--kernel FLAVOUR]\n"
+		"                              [--keep] [--seed N] [--run-id ID] [--results DIR] [--accel A]\n"
+		"Runs each scenario of crash-inject/scenarios on each filesystem, takes crash images,\n"
+		"checks them in a checker guest and prints the verdicts.\n");
+}
+
+int cmd_crashtest(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "fs", required_argument, NULL, 'f' }, { "scenarios", required_argument, NULL, 's' },
+		{ "kernel", required_argument, NULL, 'k' }, { "keep", no_argument, NULL, 'K' },
+		{ "seed", required_argument, NULL, 'S' }, { "run-id", required_argument, NULL, 'i' },
+		{ "results", required_argument, NULL, 'o' }, { "accel", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' }, { 0 }
+	};
+	struct crash_run c = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "tcg",
+			       .seed = 1 };
+	const char *fss = "ext4 xfs", *only = NULL, *results = "results/runs";
+	struct scenario sc[32];
+	char run_id[64] = "", run_dir[1024], path[1200], *fsl, *tok, *save;
+	json_t *rows = json_array(), *doc;
+	int ns, i, opt, failures = 0;
+	double t0 = now_s();
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'f': fss = optarg; break;
+		case 's': only = optarg; break;
+		case 'k': c.kernel = c.checker_kernel = optarg; break;
+		case 'K': c.keep = 1; break;
+		case 'S': c.seed = strtoul(optarg, NULL, 0); break;
+		case 'i': snprintf(run_id, sizeof(run_id), "%s", optarg); break;
+		case 'o': results = optarg; break;
+		case 'a': c.accel = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	c.build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
+	if (strcmp(c.accel, "tcg") && strcmp(c.accel, "kvm")) {
+		fprintf(stderr, "crashtest: --accel is tcg or kvm\n");
+		return 2;
+	}
+	ns = load_scenarios(sc, 32);
+	if (ns <= 0)
+		return 2;
+	{
+		int found = 0;
+
+		for (i = 0; i < ns; i++)
+			found += !only || strstr(only, sc[i].name) != NULL;
+		if (!found) {
+			fprintf(stderr, "crashtest: no scenario matches '%s' (see crash-inject/scenarios)\n", only);
+			return 2;
+		}
+	}
+	{
+		int given = 0;
+
+		for (i = 1; i < argc; i++)
+			given |= !strcmp(argv[i], "--run-id");
+		if (!given) {
+			time_t t = time(NULL);
+
+			strftime(run_id, sizeof(run_id), "%Y%m%d-%H%M%S-crash", localtime(&t));
+		}
+	}
+	snprintf(run_dir, sizeof(run_dir), "%s/%s", results, run_id);
+	fsl = strdup(fss);
+	for (tok = strtok_r(fsl, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save)) {
+		if (strcmp(tok, "ext4") && strcmp(tok, "xfs")) {
+			fprintf(stderr, "crashtest: unknown filesystem '%s' (ext4, xfs)\n", tok);
+			return 2;
+		}
+		for (i = 0; i < ns; i++) {
+			json_t *row;
+
+			if (only && !strstr(only, sc[i].name))
+				continue;
+			fprintf(stderr, "crashtest: %s on %s (%s) ...\n", sc[i].name, tok, sc[i].mode);
+			row = run_scenario(&c, &sc[i], tok, run_dir);
+			if (!row) {
+				failures++;
+				continue;
+			}
+			fprintf(stderr, "crashtest: %s on %s: %lld images, %lld acks, %.0f s\n", sc[i].name, tok,
+				(long long)json_integer_value(json_object_get(row, "images")),
+				(long long)json_integer_value(json_object_get(row, "acks")),
+				json_real_value(json_object_get(row, "seconds")));
+			json_array_append_new(rows, row);
+			/* A consistent partial summary after every scenario. */
+			doc = json_pack("{s:i, s:s, s:s, s:O, s:b}", "schema", 1, "run_id", run_id,
+					"kernel", c.kernel, "scenarios", rows, "complete", 0);
+			snprintf(path, sizeof(path), "%s/crash/summary.json", run_dir);
+			json_write_atomic(path, doc);
+			json_decref(doc);
+		}
+	}
+	free(fsl);
+	{
+		long long images = 0;
+		size_t k;
+		json_t *row;
+		int unexpected = 0;
+
+		json_array_foreach(rows, k, row) {
+			images += json_integer_value(json_object_get(row, "images"));
+			unexpected += json_array_size(json_object_get(row, "unexpected_images")) > 0;
+		}
+		doc = json_pack("{s:i, s:s, s:s, s:O, s:b, s:f, s:I}", "schema", 1, "run_id", run_id,
+				"kernel", c.kernel, "scenarios", rows, "complete", 1,
+				"seconds", now_s() - t0, "images", (json_int_t)images);
+		snprintf(path, sizeof(path), "%s/crash/summary.json", run_dir);
+		json_write_atomic(path, doc);
+		json_decref(doc);
+		print_table(rows, stdout);
+		printf("\n%lld crash images in %.0f s (accelerator %s); results: %s/crash\n", images,
+		       now_s() - t0, c.accel, run_dir);
+		json_decref(rows);
+		return failures || unexpected ? 1 : 0;
+	}
+}
+
+/* pmem-harness crashcheck: judge one kept crash image again. */
+int cmd_crashcheck(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "fs", required_argument, NULL, 'f' }, { "image", required_argument, NULL, 'i' },
+		{ "acks", required_argument, NULL, 'a' }, { "acked", required_argument, NULL, 'n' },
+		{ "kernel", required_argument, NULL, 'k' }, { "help", no_argument, NULL, 'h' }, { 0 }
+	};
+	struct crash_run c = { .checker_kernel = "6.1-aware", .accel = "tcg" };
+	const char *fs = NULL, *image = NULL, *acks = NULL;
+	char golden[1024], line[256], tmp[] = "/tmp/pmem-crashcheck.XXXXXX";
+	unsigned long long seq, off;
+	size_t acked = 0, len;
+	FILE *f;
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "f:i:a:n:k:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'f': fs = optarg; break;
+		case 'i': image = optarg; break;
+		case 'a': acks = optarg; break;
+		case 'n': acked = strtoul(optarg, NULL, 0); break;
+		case 'k': c.checker_kernel = optarg; break;
+		default:
+			fprintf(opt == 'h' ? stdout : stderr,
+				"usage: pmem-harness crashcheck --fs FS --image IMG --acks ACKS.LOG --acked N\n");
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (!fs || !image || !acks || !(f = fopen(acks, "r"))) {
+		fprintf(stderr, "crashcheck: --fs, --image and a readable --acks file are required\n");
+		return 2;
+	}
+	while (fgets(line, sizeof(line), f) && sscanf(line, "%llu %llu %zu", &seq, &off, &len) == 3) {
+		if (c.nacks == c.cap) {
+			c.cap = c.cap ? c.cap * 2 : 4096;
+			c.acks = realloc(c.acks, c.cap * sizeof(*c.acks));
+		}
+		c.acks[c.nacks++] = (struct ack_rec){ seq, off, len };
+	}
+	fclose(f);
+	c.build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
+	snprintf(golden, sizeof(golden), "%s/images/%s.img", c.build, fs);
+	if (!mkdtemp(tmp))
+		return 1;
+	snprintf(c.dir, sizeof(c.dir), "%s", tmp);
+	snprintf(c.images[0].path, sizeof(c.images[0].path), "%s", image);
+	c.images[0].acked = acked < c.nacks ? acked : c.nacks;
+	c.nimages = 1;
+	c.files = "data";
+	c.bs = "4096";
+	run_checker(&c, fs, golden);
+	if (!c.images[0].verdict) {
+		fprintf(stderr, "crashcheck: no verdict (logs in %s)\n", tmp);
+		return 1;
+	}
+	json_dumpf(c.images[0].verdict, stdout, JSON_INDENT(2));
+	putchar('\n');
+	return strcmp(json_string_value(json_object_get(c.images[0].verdict, "verdict")), "intact") ? 1 : 0;
+}
