@@ -16,6 +16,7 @@ int check_report_parse(const char *text, struct check_report *r)
 
 	memset(r, 0, sizeof(*r));
 	r->fsck_status = -1;
+	r->user_check = -1;
 	while (line && *line) {
 		unsigned long long slot, seq;
 		char state;
@@ -23,6 +24,8 @@ int check_report_parse(const char *text, struct check_report *r)
 
 		if (!strncmp(line, "mount ok", 8))
 			r->mounted = 1;
+		else if (sscanf(line, "usercheck %d", &rc) == 1)
+			r->user_check = rc;
 		else if (sscanf(line, "fsck %d", &rc) == 1)
 			r->fsck_status = rc;
 		else if (!strncmp(line, "nofile", 6))
@@ -72,7 +75,10 @@ json_t *judge(const struct check_report *r, const struct ack_rec *acks, size_t n
 	size_t i, nlost = 0, ntorn = 0;
 	const char *verdict;
 
-	for (i = 0; i < nacked && r->mounted; i++) {
+	/* A user's checker replaces the record verifier: non-zero = inconsistent. */
+	if (r->user_check > 0)
+		nlost = 1;
+	for (i = 0; i < nacked && r->mounted && r->user_check < 0; i++) {
 		const struct ack_rec *a = &acks[i];
 		size_t slot = a->len ? a->off / a->len : 0;
 
@@ -95,11 +101,15 @@ json_t *judge(const struct check_report *r, const struct ack_rec *acks, size_t n
 		verdict = "lost";
 	else
 		verdict = "intact";
-	return json_pack("{s:s, s:I, s:I, s:o, s:I, s:o, s:b, s:i, s:b, s:I, s:s}",
+	json_t *v = json_pack("{s:s, s:I, s:I, s:o, s:I, s:o, s:b, s:i, s:b, s:I, s:s}",
 			 "verdict", verdict, "acked", (json_int_t)nacked,
 			 "lost_count", (json_int_t)nlost, "lost", lost,
 			 "torn_count", (json_int_t)ntorn, "torn", torn,
 			 "mounted", r->mounted, "fsck_status", r->fsck_status,
 			 "file_missing", r->nofile, "file_size", (json_int_t)r->size,
 			 "checker_failure", r->checker_failure);
+
+	if (r->user_check >= 0)
+		json_object_set_new(v, "user_check_status", json_integer(r->user_check));
+	return v;
 }

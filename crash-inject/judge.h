@@ -5,7 +5,8 @@
  * the acknowledgements it had logged before the image was taken.
  *
  *   intact      every acknowledged record is there, checksum right
- *   lost        an acknowledged record is missing, zero or foreign
+ *   lost        an acknowledged record is missing, zero or foreign (or the
+ *               user's checker exited non-zero)
  *   torn        an acknowledged record's header is there, its checksum wrong
  *   fs-corrupt  mount or fsck failed (or the checker died on this image)
  *
@@ -32,6 +33,7 @@ struct check_report {
 	uint64_t *seqs;		/* per slot: header sequence (V, T) */
 	size_t nslots;
 	char checker_failure[256];	/* non-empty: the checker died here */
+	int user_check;		/* exit status of the user's checker, -1: none */
 };
 
 /* Parse the checker's block for one image (see crashtest's checker job). */

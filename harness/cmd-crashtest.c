@@ -68,6 +68,8 @@ struct crash_run {
 	size_t next_ack_crash;	/* take an image after this many acks */
 	double next_time_crash;
 	int done;
+	/* a user's program and checker (static binaries), or NULL */
+	const char *program, *check;
 	/* checker */
 	size_t serving;		/* index of the image being checked */
 	const char *files, *bs;
@@ -183,7 +185,25 @@ static int vm_options_for(struct crash_run *c, struct vm_options *o, const char 
 	return 0;
 }
 
-static char *writer_script(const struct scenario *sc, const char *fs)
+/* A static binary carried inside the job script (the initramfs is fixed). */
+static int embed_binary(FILE *f, const char *bin, const char *dest)
+{
+	char cmd[1200], buf[4096];
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd), "base64 '%s'", bin);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	fprintf(f, "base64 -d >%s <<'PMEM_BIN_EOF'\n", dest);
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		fwrite(buf, 1, n, f);
+	fprintf(f, "PMEM_BIN_EOF\nchmod +x %s\n", dest);
+	return pclose(p) ? -1 : 0;
+}
+
+static char *writer_script(const struct crash_run *c, const struct scenario *sc, const char *fs)
 {
 	char *s = NULL, *text;
 	size_t len = 0;
@@ -199,8 +219,13 @@ static char *writer_script(const struct scenario *sc, const char *fs)
 	}
 	fprintf(f, "export PMEM_FS='%s'\n. /usr/share/pmem/lib.sh\npmem_mount\nmkdir -p /mnt/crash\n"
 		   "cat >/tmp/job.fio <<'PMEM_JOB_EOF'\n%s\nPMEM_JOB_EOF\n", fs, text ? text : "");
-	fprintf(f, "pmem-writer --no-trace %s%s --output /tmp/r.json /tmp/job.fio || exit 1\n",
-		strcmp(sc->mode, "-") ? "--map " : "", strcmp(sc->mode, "-") ? sc->mode : "");
+	if (c->program) {
+		embed_binary(f, c->program, "/tmp/prog");
+		fprintf(f, "(cd /mnt/crash && PMEM_MODE='%s' /tmp/prog) || exit 1\n", sc->mode);
+	} else {
+		fprintf(f, "pmem-writer --no-trace %s%s --output /tmp/r.json /tmp/job.fio || exit 1\n",
+			strcmp(sc->mode, "-") ? "--map " : "", strcmp(sc->mode, "-") ? sc->mode : "");
+	}
 	/* The host kills QEMU on "done": nothing after this line runs. */
 	fprintf(f, "pmem-agent ask done\nsleep 60\n");
 	fclose(f);
@@ -220,7 +245,7 @@ static void checker_line(void *ctx, struct vm *vm, const char *line)
 		struct image *im = &c->images[c->serving];
 
 		if (!im->verdict && image_rewrite(im->path, vm_nvdimm(vm)) == 0) {
-			vm_reply(vm, "image %zu %s %s\n", c->serving, c->bs, c->files);
+			vm_reply(vm, "image %zu %s %zu %s\n", c->serving, c->bs, im->acked, c->files);
 			c->serving++;
 			return;
 		}
@@ -238,14 +263,16 @@ static const char checker_job[] =
 	"while :; do\n"
 	"\tset -- $(pmem-agent ask next)\n"
 	"\t[ \"${1:-done}\" = image ] || break\n"
-	"\tid=$2 bs=$3\n"
-	"\tshift 3\n"
+	"\tid=$2 bs=$3 acked=$4\n"
+	"\tshift 4\n"
 	"\techo \"@@begin $id\"\n"
 	/* The media changed under us: drop every cached block of it. */
 	"\tblockdev --flushbufs $PMEM_DEV\n"
 	"\tif mount -o dax $PMEM_DEV $PMEM_MNT 2>/tmp/mount.err; then\n"
 	"\t\techo 'mount ok'\n"
-	"\t\tfor f in \"$@\"; do echo \"file $f\"; pmem-verify \"$PMEM_MNT/$f\" \"$bs\"; done\n"
+	"\t\tif [ -x /tmp/check ]; then\n"
+	"\t\t\t(cd \"$PMEM_MNT/crash\" && PMEM_ACKED=$acked /tmp/check >/tmp/check.log 2>&1); echo \"usercheck $?\"\n"
+	"\t\telse for f in \"$@\"; do echo \"file $f\"; pmem-verify \"$PMEM_MNT/$f\" \"$bs\"; done; fi\n"
 	"\t\tumount $PMEM_MNT || echo 'umount failed'\n"
 	"\telse sed 's/^/mount: /' /tmp/mount.err; fi\n"
 	"\tblockdev --flushbufs $PMEM_DEV\n"
@@ -297,7 +324,9 @@ static int run_checker(struct crash_run *c, const char *fs, const char *golden)
 	for (attempt = 0; c->serving < c->nimages && attempt < 8; attempt++) {
 		struct vm_options o;
 		struct vm_result r;
-		char script[4096], log[1300];
+		char *script = NULL, log[1300];
+		size_t slen = 0;
+		FILE *sf;
 		size_t start = c->serving;
 
 		snprintf(rdir, sizeof(rdir), "%s/checker-%d", c->dir, attempt);
@@ -305,11 +334,17 @@ static int run_checker(struct crash_run *c, const char *fs, const char *golden)
 		snprintf(nv, sizeof(nv), "%s/nvdimm.img", rdir);
 		if (image_copy(golden, nv) < 0 || vm_options_for(c, &o, c->checker_kernel, nv, kpath, ipath) < 0)
 			return -1;
-		snprintf(script, sizeof(script), "export PMEM_FS='%s'\n%s", fs, checker_job);
+		sf = open_memstream(&script, &slen);
+		fprintf(sf, "export PMEM_FS='%s'\n", fs);
+		if (c->check)
+			embed_binary(sf, c->check, "/tmp/check");
+		fputs(checker_job, sf);
+		fclose(sf);
 		o.script = script;
 		o.run_dir = rdir;
 		o.hooks = &hooks;
 		vm_run(&o, &r);
+		free(script);
 		snprintf(log, sizeof(log), "%s/guest.log", rdir);
 		judge_blocks(c, log);
 		unlink(nv);
@@ -331,7 +366,7 @@ static int free_space_ok(const char *dir, off_t need)
 
 	if (statvfs(dir, &v) < 0)
 		return 1;
-	return (off_t)v.f_bavail * v.f_frsize > need;
+	return (off_t)(v.f_bavail * v.f_frsize) > need;
 }
 
 static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, const char *fs,
@@ -345,7 +380,8 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	struct vm_result r;
 	char *script;
 	size_t i;
-	double t0 = now_s();
+	double t0 = now_s(), t_check;
+	int kept_example = 0;
 
 	c->nacks = c->nimages = 0;
 	c->done = 0;
@@ -366,7 +402,7 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	snprintf(nv, sizeof(nv), "%s/nvdimm.img", c->dir);
 	if (!c->ack_log || image_copy(golden, nv) < 0 || vm_options_for(c, &o, c->kernel, nv, kpath, ipath) < 0)
 		return NULL;
-	script = writer_script(sc, fs);
+	script = writer_script(c, sc, fs);
 	o.script = script;
 	o.run_dir = c->dir;
 	o.hooks = &hooks;
@@ -379,12 +415,16 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 			sc->name, fs, vm_status_name(r.status), r.message[0] ? ": " : "", r.message, c->nimages);
 
 	/* Which files and record size the checker verifies. */
-	snprintf(files, sizeof(files), "%s", "data");
+	snprintf(files, sizeof(files), "%s", "crash/data");
 	c->files = files;
 	c->bs = "4096";
+	t_check = now_s();
 	run_checker(c, fs, golden);
+	t_check = now_s() - t_check;
 
 	for (i = 0; i < c->nimages; i++) {
+		int expected, keep;
+
 		struct image *im = &c->images[i];
 		const char *v;
 
@@ -399,21 +439,46 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 				     fs, im->path, c->dir, im->acked));
 		v = json_string_value(json_object_get(im->verdict, "verdict"));
 		json_object_set_new(counts, v, json_integer(json_integer_value(json_object_get(counts, v)) + 1));
-		if ((strcmp(v, "intact") && !strcmp(sc->expect, "intact")) || !strcmp(v, "fs-corrupt"))
+		expected = !((strcmp(v, "intact") && !strcmp(sc->expect, "intact")) || !strcmp(v, "fs-corrupt"));
+		if (!expected)
 			json_array_append_new(unexpected, json_integer(i));
+		/* Keep the evidence: every unexpected image, one example of an
+		 * allowed loss; KEEP=1 keeps all. */
+		keep = c->keep || !expected || (strcmp(v, "intact") && !kept_example++);
+		json_object_set_new(im->verdict, "kept", json_boolean(keep));
+		if (!keep)
+			json_object_del(im->verdict, "recheck");
 		snprintf(path, sizeof(path), "%s/image-%03zu.json", c->dir, i);
 		json_write_atomic(path, im->verdict);
-		/* Keep the evidence, drop the rest (KEEP=1 keeps all). */
-		if (!c->keep && !strcmp(v, "intact"))
+		if (!keep)
 			unlink(im->path);
 		json_decref(im->verdict);
 		im->verdict = NULL;
 	}
-	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:f, s:s}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:f, s:f, s:s}",
 			 "scenario", sc->name, "fs", fs, "mode", sc->mode, "expect", sc->expect,
 			 "images", (json_int_t)c->nimages, "acks", (json_int_t)c->nacks,
 			 "verdicts", counts, "unexpected_images", unexpected,
-			 "seconds", now_s() - t0, "writer", vm_status_name(r.status));
+			 "seconds", now_s() - t0, "check_seconds", t_check, "writer", vm_status_name(r.status));
+}
+
+/* A user's program or checker, static, with the ack and record helpers. */
+static int build_static(const char *src, const char *out)
+{
+	char cmd[4096];
+
+	if (access(src, R_OK)) {
+		fprintf(stderr, "crashtest: cannot read %s\n", src);
+		return -1;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "gcc -std=gnu11 -O2 -static -Iworkloads -o '%s' '%s' workloads/ack.c workloads/channel.c "
+		 "workloads/record.c workloads/cpu_flush.c workloads/pmem_map.c", out, src);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "crashtest: compiling %s failed (compiler messages above)\n", src);
+		return -1;
+	}
+	return 0;
 }
 
 static void print_table(json_t *rows, FILE *out)
@@ -459,8 +524,12 @@ int cmd_crashtest(int argc, char **argv)
 		{ "kernel", required_argument, NULL, 'k' }, { "keep", no_argument, NULL, 'K' },
 		{ "seed", required_argument, NULL, 'S' }, { "run-id", required_argument, NULL, 'i' },
 		{ "results", required_argument, NULL, 'o' }, { "accel", required_argument, NULL, 'a' },
+		{ "program", required_argument, NULL, 'P' }, { "check", required_argument, NULL, 'C' },
+		{ "mode", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' }, { 0 }
 	};
+	const char *program = NULL, *check = NULL, *mode = "shared";
+	char prog_bin[1100], check_bin[1100];
 	struct crash_run c = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "tcg",
 			       .seed = 1 };
 	const char *fss = "ext4 xfs", *only = NULL, *results = "results/runs";
@@ -471,7 +540,11 @@ int cmd_crashtest(int argc, char **argv)
 	double t0 = now_s();
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:M:h", longopts, NULL)) != -1) {
+		if (opt == 'P' || opt == 'C' || opt == 'M') {
+			*(opt == 'P' ? &program : opt == 'C' ? &check : &mode) = optarg;
+			continue;
+		}
 		switch (opt) {
 		case 'f': fss = optarg; break;
 		case 's': only = optarg; break;
@@ -515,6 +588,23 @@ int cmd_crashtest(int argc, char **argv)
 		}
 	}
 	snprintf(run_dir, sizeof(run_dir), "%s/%s", results, run_id);
+	/* A user's program is one scenario whose every image must be intact. */
+	if (program) {
+		snprintf(path, sizeof(path), "mkdir -p '%s/user'", run_dir);
+		snprintf(prog_bin, sizeof(prog_bin), "%s/user/program", run_dir);
+		snprintf(check_bin, sizeof(check_bin), "%s/user/check", run_dir);
+		if (system(path) != 0 || build_static(program, prog_bin) < 0 ||
+		    (check && build_static(check, check_bin) < 0))
+			return 2;
+		c.program = prog_bin;
+		c.check = check ? check_bin : NULL;
+		ns = 1;
+		snprintf(sc[0].name, sizeof(sc[0].name), "program");
+		snprintf(sc[0].job, sizeof(sc[0].job), "%s", program);
+		snprintf(sc[0].mode, sizeof(sc[0].mode), "%s", mode);
+		snprintf(sc[0].expect, sizeof(sc[0].expect), "intact");
+		only = NULL;
+	}
 	fsl = strdup(fss);
 	for (tok = strtok_r(fsl, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save)) {
 		if (strcmp(tok, "ext4") && strcmp(tok, "xfs")) {
@@ -548,12 +638,14 @@ int cmd_crashtest(int argc, char **argv)
 	free(fsl);
 	{
 		long long images = 0;
+		double check_s = 0;
 		size_t k;
 		json_t *row;
 		int unexpected = 0;
 
 		json_array_foreach(rows, k, row) {
 			images += json_integer_value(json_object_get(row, "images"));
+			check_s += json_real_value(json_object_get(row, "check_seconds"));
 			unexpected += json_array_size(json_object_get(row, "unexpected_images")) > 0;
 		}
 		doc = json_pack("{s:i, s:s, s:s, s:O, s:b, s:f, s:I}", "schema", 1, "run_id", run_id,
@@ -563,8 +655,9 @@ int cmd_crashtest(int argc, char **argv)
 		json_write_atomic(path, doc);
 		json_decref(doc);
 		print_table(rows, stdout);
-		printf("\n%lld crash images in %.0f s (accelerator %s); results: %s/crash\n", images,
-		       now_s() - t0, c.accel, run_dir);
+		printf("\n%lld crash images in %.0f s (accelerator %s); checking took %.0f s: %.2f images/s, "
+		       "each with mount, verification and fsck\nresults: %s/crash\n", images, now_s() - t0, c.accel,
+		       check_s, check_s > 0 ? images / check_s : 0.0, run_dir);
 		json_decref(rows);
 		return failures || unexpected ? 1 : 0;
 	}
@@ -620,7 +713,7 @@ int cmd_crashcheck(int argc, char **argv)
 	snprintf(c.images[0].path, sizeof(c.images[0].path), "%s", image);
 	c.images[0].acked = acked < c.nacks ? acked : c.nacks;
 	c.nimages = 1;
-	c.files = "data";
+	c.files = "crash/data";
 	c.bs = "4096";
 	run_checker(&c, fs, golden);
 	if (!c.images[0].verdict) {
