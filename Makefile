@@ -47,7 +47,7 @@ UNIT_TESTS := $(B)/tests/unit-console \
 
 include harness/plugins/Makefile.inc
 
-.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench
+.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest
 all: $(B)/pmem-harness $(GUEST_PROGS) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
@@ -142,3 +142,14 @@ bench:
 		$(if $(FS),--fs "$(FS)") $(if $(MODES),--modes "$(MODES)") \
 		$(if $(JOBS),--jobs "$(JOBS)") $(if $(REPS),--reps $(REPS)) \
 		$(if $(RESUME),--resume $(RESUME))
+
+# make crashtest [FS="ext4 xfs"] [SCENARIOS="..."] [KEEP=1]
+# make crashtest PROGRAM=prog.c [CHECK=check.c] [MODE=aware] [FS=ext4]
+crashtest:
+	vm-images/setup-host.sh
+	$(MAKE) all images
+	vm-images/build-kernel.sh 6.1-aware
+	$(B)/pmem-harness crashtest $(if $(FS),--fs "$(FS)") \
+		$(if $(SCENARIOS),--scenarios "$(SCENARIOS)") $(if $(KEEP),--keep) \
+		$(if $(PROGRAM),--program "$(PROGRAM)") $(if $(CHECK),--check "$(CHECK)") \
+		$(if $(MODE),--mode "$(MODE)")

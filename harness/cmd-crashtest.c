@@ -139,7 +139,7 @@ static void writer_line(void *ctx, struct vm *vm, const char *line)
 		 * this persisted record can have run yet. */
 		if (c->nacks == c->next_ack_crash) {
 			take_image(c, vm, "ack", 0);
-			c->next_ack_crash += 20 + rand_r(&c->seed) % 60;
+			c->next_ack_crash += 15 + rand_r(&c->seed) % 30;
 		}
 		vm_reply(vm, "ok %llu\n", seq);
 	} else if (!strcmp(line, "done")) {
@@ -435,8 +435,8 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		json_object_set_new(im->verdict, "taken", json_string(im->why));
 		json_object_set_new(im->verdict, "acked", json_integer(im->acked));
 		json_object_set_new(im->verdict, "recheck",
-			json_sprintf("build/pmem-harness crashcheck --fs %s --image %s --acks %s/acks.log --acked %zu",
-				     fs, im->path, c->dir, im->acked));
+			json_sprintf("build/pmem-harness crashcheck --fs %s --acks %s/acks.log --acked %zu --image %s",
+				     fs, c->dir, im->acked, im->path));
 		v = json_string_value(json_object_get(im->verdict, "verdict"));
 		json_object_set_new(counts, v, json_integer(json_integer_value(json_object_get(counts, v)) + 1));
 		expected = !((strcmp(v, "intact") && !strcmp(sc->expect, "intact")) || !strcmp(v, "fs-corrupt"));
@@ -663,7 +663,10 @@ int cmd_crashtest(int argc, char **argv)
 	}
 }
 
-/* pmem-harness crashcheck: judge one kept crash image again. */
+/*
+ * pmem-harness crashcheck: judge kept crash images again, in one checker
+ * guest, in the order given (the same image may come twice).
+ */
 int cmd_crashcheck(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -671,29 +674,32 @@ int cmd_crashcheck(int argc, char **argv)
 		{ "acks", required_argument, NULL, 'a' }, { "acked", required_argument, NULL, 'n' },
 		{ "kernel", required_argument, NULL, 'k' }, { "help", no_argument, NULL, 'h' }, { 0 }
 	};
-	struct crash_run c = { .checker_kernel = "6.1-aware", .accel = "tcg" };
-	const char *fs = NULL, *image = NULL, *acks = NULL;
+	static struct crash_run c = { .checker_kernel = "6.1-aware", .accel = "tcg" };
+	const char *fs = NULL, *acks = NULL;
 	char golden[1024], line[256], tmp[] = "/tmp/pmem-crashcheck.XXXXXX";
 	unsigned long long seq, off;
-	size_t acked = 0, len;
+	size_t acked = (size_t)-1, len, i;
+	int opt, bad = 0;
 	FILE *f;
-	int opt;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "f:i:a:n:k:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': fs = optarg; break;
-		case 'i': image = optarg; break;
+		case 'i':
+			if (c.nimages < MAX_IMAGES)
+				snprintf(c.images[c.nimages++].path, sizeof(c.images[0].path), "%s", optarg);
+			break;
 		case 'a': acks = optarg; break;
 		case 'n': acked = strtoul(optarg, NULL, 0); break;
 		case 'k': c.checker_kernel = optarg; break;
 		default:
 			fprintf(opt == 'h' ? stdout : stderr,
-				"usage: pmem-harness crashcheck --fs FS --image IMG --acks ACKS.LOG --acked N\n");
+				"usage: pmem-harness crashcheck --fs FS --acks ACKS.LOG [--acked N] --image IMG [--image IMG2 ...]\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (!fs || !image || !acks || !(f = fopen(acks, "r"))) {
+	if (!fs || !c.nimages || !acks || !(f = fopen(acks, "r"))) {
 		fprintf(stderr, "crashcheck: --fs, --image and a readable --acks file are required\n");
 		return 2;
 	}
@@ -710,17 +716,23 @@ int cmd_crashcheck(int argc, char **argv)
 	if (!mkdtemp(tmp))
 		return 1;
 	snprintf(c.dir, sizeof(c.dir), "%s", tmp);
-	snprintf(c.images[0].path, sizeof(c.images[0].path), "%s", image);
-	c.images[0].acked = acked < c.nacks ? acked : c.nacks;
-	c.nimages = 1;
+	for (i = 0; i < c.nimages; i++)
+		c.images[i].acked = acked < c.nacks ? acked : c.nacks;
 	c.files = "crash/data";
 	c.bs = "4096";
 	run_checker(&c, fs, golden);
-	if (!c.images[0].verdict) {
-		fprintf(stderr, "crashcheck: no verdict (logs in %s)\n", tmp);
-		return 1;
+	for (i = 0; i < c.nimages; i++) {
+		json_t *v = c.images[i].verdict;
+
+		if (!v) {
+			fprintf(stderr, "crashcheck: no verdict for %s (logs in %s)\n", c.images[i].path, tmp);
+			bad = 1;
+			continue;
+		}
+		json_object_set_new(v, "image", json_string(c.images[i].path));
+		json_dumpf(v, stdout, JSON_COMPACT);
+		putchar('\n');
+		bad |= strcmp(json_string_value(json_object_get(v, "verdict")), "intact") != 0;
 	}
-	json_dumpf(c.images[0].verdict, stdout, JSON_INDENT(2));
-	putchar('\n');
-	return strcmp(json_string_value(json_object_get(c.images[0].verdict, "verdict")), "intact") ? 1 : 0;
+	return bad;
 }

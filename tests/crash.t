@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# make crashtest's judge on real guests:
+#  - a program that acknowledges before persisting is caught (lost records);
+#  - its correct twin shows every crash image intact;
+#  - planted damage in a known-good image is found: a zeroed record (lost),
+#    a flipped payload byte (torn), a wiped superblock (fs-corrupt);
+#  - one checker guest takes several images in a row without stale caches:
+#    good, damaged, good again give intact, lost, intact.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=tests/lib/guest-tap.sh
+. tests/lib/guest-tap.sh
+
+H=$B/pmem-harness
+out=$RUNS/crash
+rm -rf "$out"
+mkdir -p "$out"
+echo "TAP version 13"
+
+"$H" crashtest --program tests/fixtures/ack-early.c --fs ext4 --results "$out" --run-id early \
+	>"$out/early.out" 2>"$out/early.err"
+rc=$?
+row=$(grep '^program ' "$out/early.out")
+echo "# $row"
+lost=$(jq '[.scenarios[0].verdicts.lost] | add' "$out/early/crash/summary.json")
+[ "$rc" -eq 1 ] && [ "${lost:-0}" -gt 0 ] && grep -q UNEXPECTED <<<"$row"
+tap_ok $? "acking before persisting is caught: $lost images with lost acknowledged records"
+
+"$H" crashtest --program tests/fixtures/ack-late.c --fs ext4 --keep --results "$out" --run-id late \
+	>"$out/late.out" 2>"$out/late.err"
+rc=$?
+row=$(grep '^program ' "$out/late.out")
+echo "# $row"
+dir=$out/late/crash/program__ext4
+n=$(jq '.scenarios[0].images' "$out/late/crash/summary.json")
+intact=$(jq '.scenarios[0].verdicts.intact' "$out/late/crash/summary.json")
+[ "$rc" -eq 0 ] && [ "$n" -gt 0 ] && [ "$intact" = "$n" ]
+tap_ok $? "persisting before acking: all $n crash images intact"
+
+# The last image: taken by kill -9 after all 512 acks.
+good=$(jq -r 'select(.taken == "kill") | .image' "$dir"/image-*.json | head -n 1)
+good=$dir/images/$(printf '%03d' "$good").img
+[ -f "$good" ]
+tap_ok $? "the kill -9 image was kept ($good)"
+
+# Byte offset of record <seq>'s header in an image (magic "PMEDREC1", then seq).
+record_offset() { # image seq
+	local seq
+	seq=$(printf '\\x%02x' "$2")
+	LC_ALL=C grep -obUaP "PMEDREC1${seq}\\x00\\x00\\x00\\x00\\x00\\x00\\x00" "$1" | head -n 1 | cut -d: -f1
+}
+
+lostimg=$out/lost.img
+tornimg=$out/torn.img
+badfs=$out/badfs.img
+cp --sparse=always "$good" "$lostimg"
+cp --sparse=always "$good" "$tornimg"
+cp --sparse=always "$good" "$badfs"
+o5=$(record_offset "$good" 5)
+o7=$(record_offset "$good" 7)
+[ -n "$o5" ] && [ -n "$o7" ]
+tap_ok $? "records 5 and 7 found in the image at $o5 and $o7"
+dd if=/dev/zero of="$lostimg" bs=1 seek="$o5" count=4096 conv=notrunc status=none
+printf '\xff' | dd of="$tornimg" bs=1 seek=$((o7 + 100)) count=1 conv=notrunc status=none
+# The filesystem starts at the fsdax data offset: find ext4's magic 0xEF53 at
+# superblock + 0x38, then wipe the superblock and group descriptors.
+fsoff=
+for cand in $((2 << 20)) $((4 << 20)) $((1 << 20)) 4096 65536; do
+	magic=$(od -An -tx1 -j $((cand + 1024 + 56)) -N2 "$good" | tr -d ' ')
+	[ "$magic" = 53ef ] && fsoff=$cand && break
+done
+[ -n "$fsoff" ] && dd if=/dev/zero of="$badfs" bs=1 seek="$fsoff" count=65536 conv=notrunc status=none
+tap_ok $? "ext4 superblock found at image offset ${fsoff:-?} and wiped"
+
+"$H" crashcheck --fs ext4 --acks "$dir/acks.log" --acked 512 --image "$good" --image "$lostimg" \
+	--image "$good" --image "$tornimg" --image "$badfs" >"$out/check.out" 2>"$out/check.err"
+mapfile -t v < <(jq -r .verdict "$out/check.out")
+echo "# verdicts: ${v[*]}"
+[ "${v[0]:-}" = intact ]
+tap_ok $? "known-good image: intact"
+[ "${v[1]:-}" = lost ] && sed -n 2p "$out/check.out" | jq -e '.lost == [5] and .lost_count == 1' >/dev/null
+tap_ok $? "zeroed record 5: lost, and only seq 5"
+[ "${v[2]:-}" = intact ]
+tap_ok $? "the good image again after a damaged one, same checker guest: intact (no stale cache)"
+[ "${v[3]:-}" = torn ] && sed -n 4p "$out/check.out" | jq -e '.torn == [7]' >/dev/null
+tap_ok $? "flipped byte in record 7: torn, seq 7"
+[ "${v[4]:-}" = fs-corrupt ]
+tap_ok $? "wiped superblock: fs-corrupt"
+tap_done
