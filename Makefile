@@ -70,11 +70,11 @@ $(B)/guest/pmem-agent: workloads/agent.c workloads/channel.c workloads/channel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ workloads/agent.c workloads/channel.c
 
-$(B)/guest/semantics: tests/guest/semantics.c workloads/pmem_map.c workloads/pmem_map.h \
+$(B)/guest/semantics: tests/guest/semantics.c workloads/pmem_map.c workloads/pmem_map.h workloads/tracefs.c \
 		      workloads/cpu_flush.h workloads/cpu_flush.c tests/guest/tap.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iworkloads -o $@ tests/guest/semantics.c workloads/pmem_map.c \
-		workloads/cpu_flush.c
+		workloads/cpu_flush.c workloads/tracefs.c
 
 $(B)/guest/pmem-writer: $(WRITER_SRC) $(WRITER_HDR)
 	@mkdir -p $(@D)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # MAP_PMEM_AWARE semantics under the stock, the aware and the aware+rdfix
-# kernels, on ext4 and
-# xfs, each in a fresh guest (tests/guest/semantics.c has the cases).
+# kernels, on ext4 and xfs, each in a fresh guest (tests/guest/semantics.c
+# has the cases).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh

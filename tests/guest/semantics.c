@@ -34,10 +34,10 @@
 #include "cpu_flush.h"
 #include "pmem_map.h"
 #include "tap.h"
+#include "tracefs.h"
 
 #define PAGE 4096
 #define NPAGES 16		/* 64 KiB: too small for a PMD fault */
-#define TRACEFS "/sys/kernel/tracing"
 #define TIMEOUT 120
 
 #ifndef STATX_ATTR_DAX
@@ -56,53 +56,12 @@ static struct {
 	}								\
 } while (0)
 
-/* ---- tracefs ---------------------------------------------------------- */
-
-static int trace_write(const char *file, const char *value)
-{
-	char path[256];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), TRACEFS "/%s", file);
-	fd = open(path, O_WRONLY | O_TRUNC);
-	if (fd < 0) {
-		tap_diag("open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
-	if (!ok)
-		tap_diag("write %s to %s: %s", value, path, strerror(errno));
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-static int trace_start(void)
-{
-	if (trace_write("tracing_on", "0") || trace_write("trace", "") ||
-	    trace_write("events/fs_dax/dax_writeback_one/enable", "1") ||
-	    trace_write("tracing_on", "1"))
-		return -1;
-	return 0;
-}
-
-/* dax_writeback_one events for inode ino since trace_start(); -1 on error. */
+/* dax_writeback_one events for inode ino since tracefs_start(); -1 on error. */
 static long trace_count_writebacks(unsigned long ino)
 {
-	char needle[64], line[512];
-	long n = 0;
-	FILE *f;
+	struct dax_counts c;
 
-	if (trace_write("tracing_on", "0"))
-		return -1;
-	f = fopen(TRACEFS "/trace", "r");
-	if (!f)
-		return -1;
-	snprintf(needle, sizeof(needle), "ino %#lx ", ino);
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "dax_writeback_one:") && strstr(line, needle))
-			n++;
-	fclose(f);
-	return n;
+	return tracefs_count(ino, &c) < 0 ? -1 : (long)c.n[EV_WRITEBACK_ONE];
 }
 
 /* ---- files ------------------------------------------------------------- */
@@ -225,7 +184,7 @@ static int test_dirty(void *arg)
 	CHECK(file_is_dax(fd) == 1, "test file is not DAX: is the filesystem mounted -o dax?");
 	p = map_mode_map(c->mode, fd, NPAGES * PAGE);
 	CHECK(p != MAP_FAILED, "mmap %s: %s", c->mode->name, strerror(errno));
-	CHECK(trace_start() == 0, "cannot enable fs_dax:dax_writeback_one");
+	CHECK(tracefs_start() == 0, "cannot enable the fs_dax tracepoints");
 	for (i = 0; i < NPAGES; i++) {
 		if (c->reads_only)
 			sink += p[i * PAGE];
