@@ -121,6 +121,17 @@ static void take_image(struct crash_run *c, struct vm *vm, const char *why, int 
 		vm_resume(vm);
 }
 
+static void add_ack(struct crash_run *c, uint64_t seq, uint64_t off, size_t len)
+{
+	if (c->nacks == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 4096;
+		c->acks = realloc(c->acks, c->cap * sizeof(*c->acks));
+		if (!c->acks)
+			abort();
+	}
+	c->acks[c->nacks++] = (struct ack_rec){ seq, off, len };
+}
+
 static void writer_line(void *ctx, struct vm *vm, const char *line)
 {
 	struct crash_run *c = ctx;
@@ -128,11 +139,7 @@ static void writer_line(void *ctx, struct vm *vm, const char *line)
 	size_t len;
 
 	if (sscanf(line, "ack %llu %llu %zu", &seq, &off, &len) == 3) {
-		if (c->nacks == c->cap) {
-			c->cap = c->cap ? c->cap * 2 : 4096;
-			c->acks = realloc(c->acks, c->cap * sizeof(*c->acks));
-		}
-		c->acks[c->nacks++] = (struct ack_rec){ seq, off, len };
+		add_ack(c, seq, off, len);
 		fprintf(c->ack_log, "%llu %llu %zu\n", seq, off, len);
 		fflush(c->ack_log);
 		/* The image is taken before the guest hears "ok": nothing after
@@ -703,13 +710,8 @@ int cmd_crashcheck(int argc, char **argv)
 		fprintf(stderr, "crashcheck: --fs, --image and a readable --acks file are required\n");
 		return 2;
 	}
-	while (fgets(line, sizeof(line), f) && sscanf(line, "%llu %llu %zu", &seq, &off, &len) == 3) {
-		if (c.nacks == c.cap) {
-			c.cap = c.cap ? c.cap * 2 : 4096;
-			c.acks = realloc(c.acks, c.cap * sizeof(*c.acks));
-		}
-		c.acks[c.nacks++] = (struct ack_rec){ seq, off, len };
-	}
+	while (fgets(line, sizeof(line), f) && sscanf(line, "%llu %llu %zu", &seq, &off, &len) == 3)
+		add_ack(&c, seq, off, len);
 	fclose(f);
 	c.build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
 	snprintf(golden, sizeof(golden), "%s/images/%s.img", c.build, fs);
