@@ -35,6 +35,7 @@
 
 #include "../crash-inject/image.h"
 #include "../crash-inject/judge.h"
+#include "accel.h"
 #include "builtin.h"
 #include "jsonio.h"
 #include "vm.h"
@@ -537,7 +538,7 @@ int cmd_crashtest(int argc, char **argv)
 	};
 	const char *program = NULL, *check = NULL, *mode = "shared";
 	char prog_bin[1100], check_bin[1100];
-	struct crash_run c = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "tcg",
+	struct crash_run c = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "auto",
 			       .seed = 1 };
 	const char *fss = "ext4 xfs", *only = NULL, *results = "results/runs";
 	struct scenario sc[32];
@@ -566,9 +567,22 @@ int cmd_crashtest(int argc, char **argv)
 		}
 	}
 	c.build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
-	if (strcmp(c.accel, "tcg") && strcmp(c.accel, "kvm")) {
-		fprintf(stderr, "crashtest: --accel is tcg or kvm\n");
-		return 2;
+	{
+		/* auto: KVM only when a probe guest boots under it (accel.c). */
+		static char accel[16];
+		char why[256], kpath[1024], ipath[1024];
+		struct qemu_config q = { .binary = getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64",
+					 .mem_mib = 1024, .cpus = 1, .kernel = kpath, .initrd = ipath };
+
+		snprintf(kpath, sizeof(kpath), "%s/kernels/%s/bzImage", c.build, c.kernel);
+		snprintf(ipath, sizeof(ipath), "%s/initramfs.cpio", c.build);
+		if (access(kpath, R_OK) || access(ipath, R_OK)) {
+			fprintf(stderr, "crashtest: no %s or %s: run 'make kernels images'\n", kpath, ipath);
+			return 2;
+		}
+		if (accel_resolve(c.accel, &q, harness_cache_dir(), accel, sizeof(accel), why, sizeof(why)) < 0)
+			return 2;
+		c.accel = accel;
 	}
 	ns = load_scenarios(sc, 32);
 	if (ns <= 0)
@@ -635,7 +649,7 @@ int cmd_crashtest(int argc, char **argv)
 				json_real_value(json_object_get(row, "seconds")));
 			json_array_append_new(rows, row);
 			/* A consistent partial summary after every scenario. */
-			doc = json_pack("{s:i, s:s, s:s, s:O, s:b}", "schema", 1, "run_id", run_id,
+			doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:b}", "schema", 1, "run_id", run_id, "accel", c.accel,
 					"kernel", c.kernel, "scenarios", rows, "complete", 0);
 			snprintf(path, sizeof(path), "%s/crash/summary.json", run_dir);
 			json_write_atomic(path, doc);
@@ -655,7 +669,7 @@ int cmd_crashtest(int argc, char **argv)
 			check_s += json_real_value(json_object_get(row, "check_seconds"));
 			unexpected += json_array_size(json_object_get(row, "unexpected_images")) > 0;
 		}
-		doc = json_pack("{s:i, s:s, s:s, s:O, s:b, s:f, s:I}", "schema", 1, "run_id", run_id,
+		doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:b, s:f, s:I}", "schema", 1, "run_id", run_id, "accel", c.accel,
 				"kernel", c.kernel, "scenarios", rows, "complete", 1,
 				"seconds", now_s() - t0, "images", (json_int_t)images);
 		snprintf(path, sizeof(path), "%s/crash/summary.json", run_dir);
