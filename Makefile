@@ -1,6 +1,8 @@
 # MAP_PMEM_AWARE benchmarking and crash-injection harness.
 #
-#   make test        unit tests + guest semantics tests (builds what it needs)
+#   make bench       the benchmark matrix and its summary (QUICK=1: a first look)
+#   make crashtest   simulated power loss, verdict per crash image (PROGRAM=...)
+#   make test        unit tests + guest tests (builds what it needs)
 #   make kernels     every kernel flavour in vm-images/flavours
 #   make images      the guest initramfs and golden ext4/xfs NVDIMM images
 #   make setup       install missing Debian packages (needs root)
