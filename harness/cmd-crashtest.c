@@ -700,7 +700,7 @@ int cmd_crashcheck(int argc, char **argv)
 	char golden[1024], line[256], tmp[] = "/tmp/pmem-crashcheck.XXXXXX";
 	unsigned long long seq, off;
 	size_t acked = (size_t)-1, len, i;
-	int opt, bad = 0;
+	int opt, bad = 0, missing = 0;
 	FILE *f;
 
 	optind = 1;
@@ -742,13 +742,21 @@ int cmd_crashcheck(int argc, char **argv)
 
 		if (!v) {
 			fprintf(stderr, "crashcheck: no verdict for %s (logs in %s)\n", c.images[i].path, tmp);
-			bad = 1;
+			bad = missing = 1;
 			continue;
 		}
 		json_object_set_new(v, "image", json_string(c.images[i].path));
 		json_dumpf(v, stdout, JSON_COMPACT);
 		putchar('\n');
 		bad |= strcmp(json_string_value(json_object_get(v, "verdict")), "intact") != 0;
+	}
+	/* Keep the checker's logs only when a verdict is missing. */
+	if (!missing) {
+		char cmd[1100];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+		if (system(cmd) != 0)
+			fprintf(stderr, "crashcheck: could not remove %s\n", tmp);
 	}
 	return bad;
 }
