@@ -11,6 +11,7 @@ TAP_N=0
 TAP_FAILED=0
 B=${PMEM_BUILD:-build}
 RUNS=${PMEM_TEST_RUNS:-$B/test-runs}
+mkdir -p "$RUNS"
 
 tap_ok() { # 0|1 description
 	TAP_N=$((TAP_N + 1))
