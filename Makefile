@@ -17,24 +17,24 @@ CC       := gcc
 # snprintf truncation is checked where it matters; paths are bounded by PATH_MAX.
 CFLAGS   := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-format-truncation
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
-B        := build
+BUILD_DIR := build
 
 # Flavours the test suite boots; `make kernels` builds every flavour.
 TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-rdfix 6.1-aware-nogate
 ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 
 HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c \
-	       harness/cmd-summary.c harness/vm.c harness/qemu.c harness/qmp.c \
+	       harness/cmd-summary.c harness/cmd-compare.c harness/vm.c harness/qemu.c harness/qmp.c \
 	       harness/console.c harness/accel.c harness/jsonio.c \
 	       harness/cmd-crashtest.c crash-inject/image.c crash-inject/judge.c \
-	       results/series.c results/stats.c results/summary.c
+	       results/series.c results/stats.c results/summary.c results/compare.c
 HARNESS_HDR := $(wildcard harness/*.h results/*.h crash-inject/*.h)
 
 # Guest programs land in the initramfs; one program per line.
-GUEST_PROGS := $(B)/guest/pmem-agent \
-	       $(B)/guest/semantics \
-	       $(B)/guest/pmem-writer \
-	       $(B)/guest/pmem-verify
+GUEST_PROGS := $(BUILD_DIR)/guest/pmem-agent \
+	       $(BUILD_DIR)/guest/semantics \
+	       $(BUILD_DIR)/guest/pmem-writer \
+	       $(BUILD_DIR)/guest/pmem-verify
 
 # The writer: every persistence method is one file in workloads/persist/.
 WRITER_SRC := workloads/writer.c workloads/job.c workloads/stats.c workloads/tracefs.c \
@@ -42,15 +42,15 @@ WRITER_SRC := workloads/writer.c workloads/job.c workloads/stats.c workloads/tra
 	      workloads/pmem_map.c workloads/cpu_flush.c $(wildcard workloads/persist/*.c)
 WRITER_HDR := $(wildcard workloads/*.h workloads/persist/*.h)
 
-UNIT_TESTS := $(B)/tests/unit-console \
-	      $(B)/tests/unit-qemu-argv \
-	      $(B)/tests/unit-job-parse \
-	      $(B)/tests/unit-noise
+UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
+	      $(BUILD_DIR)/tests/unit-qemu-argv \
+	      $(BUILD_DIR)/tests/unit-job-parse \
+	      $(BUILD_DIR)/tests/unit-noise
 
 include harness/plugins/Makefile.inc
 
-.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest
-all: $(B)/pmem-harness $(GUEST_PROGS) plugins
+.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare
+all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
 # figure as unavailable, and says so here rather than building less silently.
@@ -64,42 +64,42 @@ endif
 setup:
 	vm-images/setup-host.sh
 
-$(B)/pmem-harness: $(HARNESS_SRC) $(HARNESS_HDR)
+$(BUILD_DIR)/pmem-harness: $(HARNESS_SRC) $(HARNESS_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $(HARNESS_SRC) -ljansson -lm
 
-$(B)/guest/pmem-agent: workloads/agent.c workloads/channel.c workloads/channel.h
+$(BUILD_DIR)/guest/pmem-agent: workloads/agent.c workloads/channel.c workloads/channel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ workloads/agent.c workloads/channel.c
 
-$(B)/guest/semantics: tests/guest/semantics.c workloads/pmem_map.c workloads/pmem_map.h workloads/tracefs.c \
+$(BUILD_DIR)/guest/semantics: tests/guest/semantics.c workloads/pmem_map.c workloads/pmem_map.h workloads/tracefs.c \
 		      workloads/cpu_flush.h workloads/cpu_flush.c tests/guest/tap.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iworkloads -o $@ tests/guest/semantics.c workloads/pmem_map.c \
 		workloads/cpu_flush.c workloads/tracefs.c
 
-$(B)/guest/pmem-writer: $(WRITER_SRC) $(WRITER_HDR)
+$(BUILD_DIR)/guest/pmem-writer: $(WRITER_SRC) $(WRITER_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iworkloads -o $@ $(WRITER_SRC) -ljansson -linih -lpmem -lm
 
-$(B)/guest/pmem-verify: workloads/verify.c workloads/record.c workloads/record.h
+$(BUILD_DIR)/guest/pmem-verify: workloads/verify.c workloads/record.c workloads/record.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ workloads/verify.c workloads/record.c
 
-$(B)/tests/unit-console: tests/unit/console.c harness/console.c harness/console.h
+$(BUILD_DIR)/tests/unit-console: tests/unit/console.c harness/console.c harness/console.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SANITIZE) -Iharness -Itests/guest -o $@ tests/unit/console.c harness/console.c
 
-$(B)/tests/unit-qemu-argv: tests/unit/qemu-argv.c harness/qemu.c harness/qemu.h
+$(BUILD_DIR)/tests/unit-qemu-argv: tests/unit/qemu-argv.c harness/qemu.c harness/qemu.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SANITIZE) -Iharness -Itests/guest -o $@ tests/unit/qemu-argv.c harness/qemu.c
 
-$(B)/tests/unit-job-parse: tests/unit/job-parse.c $(WRITER_SRC) $(WRITER_HDR)
+$(BUILD_DIR)/tests/unit-job-parse: tests/unit/job-parse.c $(WRITER_SRC) $(WRITER_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest -o $@ tests/unit/job-parse.c \
 		$(filter-out workloads/writer.c,$(WRITER_SRC)) -ljansson -linih -lpmem -lm
 
-$(B)/tests/unit-noise: tests/unit/noise.c results/stats.c results/stats.h
+$(BUILD_DIR)/tests/unit-noise: tests/unit/noise.c results/stats.c results/stats.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SANITIZE) -Iresults -Itests/guest -o $@ tests/unit/noise.c results/stats.c -lm
 
@@ -109,11 +109,11 @@ kernels:
 test-kernels:
 	vm-images/build-kernel.sh $(TEST_KERNELS)
 
-$(B)/initramfs.cpio: $(GUEST_PROGS) vm-images/build-initramfs.sh vm-images/guest/init \
+$(BUILD_DIR)/initramfs.cpio: $(GUEST_PROGS) vm-images/build-initramfs.sh vm-images/guest/init \
 		     vm-images/guest/pmem-lib.sh
-	vm-images/build-initramfs.sh $@ $(B)/guest
+	vm-images/build-initramfs.sh $@ $(BUILD_DIR)/guest
 
-images: $(B)/initramfs.cpio $(B)/pmem-harness
+images: $(BUILD_DIR)/initramfs.cpio $(BUILD_DIR)/pmem-harness
 	vm-images/build-kernel.sh 6.1-stock
 	vm-images/make-golden.sh ext4 xfs
 
@@ -131,7 +131,7 @@ test:
 	prove -v $(UNIT_TESTS) tests/*.t
 
 clean:
-	rm -rf $(B)
+	rm -rf $(BUILD_DIR)
 
 # make bench [QUICK=1] [KERNELS="..."] [FS="ext4 xfs"] [MODES="..."] [JOBS="files"]
 #            [REPS=N] [RESUME=run-id]
@@ -140,7 +140,7 @@ bench:
 	vm-images/setup-host.sh
 	$(MAKE) all images
 	vm-images/build-kernel.sh $(BENCH_KERNELS)
-	$(B)/pmem-harness bench $(if $(QUICK),--quick) --kernels "$(BENCH_KERNELS)" \
+	$(BUILD_DIR)/pmem-harness bench $(if $(QUICK),--quick) --kernels "$(BENCH_KERNELS)" \
 		$(if $(FS),--fs "$(FS)") $(if $(MODES),--modes "$(MODES)") \
 		$(if $(JOBS),--jobs "$(JOBS)") $(if $(REPS),--reps $(REPS)) \
 		$(if $(RESUME),--resume $(RESUME))
@@ -151,7 +151,14 @@ crashtest:
 	vm-images/setup-host.sh
 	$(MAKE) all images
 	vm-images/build-kernel.sh 6.1-aware
-	$(B)/pmem-harness crashtest $(if $(FS),--fs "$(FS)") \
+	$(BUILD_DIR)/pmem-harness crashtest $(if $(FS),--fs "$(FS)") \
 		$(if $(SCENARIOS),--scenarios "$(SCENARIOS)") $(if $(KEEP),--keep) \
 		$(if $(PROGRAM),--program "$(PROGRAM)") $(if $(CHECK),--check "$(CHECK)") \
 		$(if $(MODE),--mode "$(MODE)")
+
+# make compare A=results/runs/X B=results/runs/Y [C=...] (run ids work too)
+run_dir = $(if $(wildcard $(1)/run.json),$(1),results/runs/$(1))
+compare: $(BUILD_DIR)/pmem-harness
+	@if [ -z "$(A)" ] || [ -z "$(B)" ]; then \
+		echo "make compare: give two runs: make compare A=<run-id> B=<run-id> [C=<run-id>]" >&2; exit 2; fi
+	$(BUILD_DIR)/pmem-harness compare $(foreach r,$(A) $(B) $(C) $(D),$(call run_dir,$(r)))

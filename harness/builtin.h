@@ -7,6 +7,7 @@ int cmd_run(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_crashtest(int argc, char **argv);
 int cmd_crashcheck(int argc, char **argv);
 

@@ -19,6 +19,7 @@ static const struct {
 	{ "probe", cmd_probe, "report the QEMU version and the accelerator in use" },
 	{ "bench", cmd_bench, "run the benchmark matrix and print its summary" },
 	{ "summary", cmd_summary, "print the summary of a bench run" },
+	{ "compare", cmd_compare, "put bench runs side by side, with the noise rule" },
 	{ "crashtest", cmd_crashtest, "inject simulated power loss and judge every crash image" },
 	{ "crashcheck", cmd_crashcheck, "judge one kept crash image again" },
 };

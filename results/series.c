@@ -181,7 +181,7 @@ int run_load(const char *dir, struct run *r)
 		return -1;
 	}
 	if (json_integer_value(json_object_get(r->info, "schema")) != RUN_SCHEMA) {
-		fprintf(stderr, "%s: run schema %lld, this tool reads schema %d\n", dir,
+		fprintf(stderr, "%s: run schema %lld, this tool reads schema %d: use the harness version that wrote it\n", dir,
 			(long long)json_integer_value(json_object_get(r->info, "schema")), RUN_SCHEMA);
 		return -1;
 	}

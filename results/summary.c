@@ -16,7 +16,7 @@
 static const char *const modes[] = { "shared", "sync", "aware", "sync+aware", NULL };
 
 /* Three significant digits with k/M/G: 12345 -> "12.3k". */
-static const char *human(double v, char *buf, size_t size)
+const char *summary_human(double v, char *buf, size_t size)
 {
 	static const char *const suffix[] = { "", "k", "M", "G", "T" };
 	int i = 0;
@@ -52,10 +52,10 @@ void summary_cell(struct series *s, struct series *base, char *out, size_t size)
 	}
 	stats_of(s, &st);
 	if (st.min == st.max)
-		snprintf(out, size, "%s", human(st.median, a, sizeof(a)));
+		snprintf(out, size, "%s", summary_human(st.median, a, sizeof(a)));
 	else
-		snprintf(out, size, "%s [%s-%s]", human(st.median, a, sizeof(a)),
-			 human(st.min, b, sizeof(b)), human(st.max, c, sizeof(c)));
+		snprintf(out, size, "%s [%s-%s]", summary_human(st.median, a, sizeof(a)),
+			 summary_human(st.min, b, sizeof(b)), summary_human(st.max, c, sizeof(c)));
 	if (base && base != s && base->n) {
 		stats_of(base, &bst);
 		if (bst.median != 0)

@@ -10,5 +10,7 @@
 int summary_print(const char *run_dir, FILE *out);
 /* One table cell: "median [min-max] xRATIO*" against base (may be NULL). */
 void summary_cell(struct series *s, struct series *base, char *out, size_t size);
+/* Three significant digits with k/M/G suffixes: 12345 -> "12.3k". */
+const char *summary_human(double v, char *buf, size_t size);
 
 #endif
