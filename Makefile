@@ -140,7 +140,7 @@ bench:
 	vm-images/setup-host.sh
 	$(MAKE) all images
 	vm-images/build-kernel.sh $(BENCH_KERNELS)
-	$(BUILD_DIR)/pmem-harness bench $(if $(QUICK),--quick) --kernels "$(BENCH_KERNELS)" \
+	$(BUILD_DIR)/pmem-harness bench $(if $(QUICK),--quick) --kernels "$(BENCH_KERNELS)" $(if $(ACCEL),--accel $(ACCEL)) \
 		$(if $(FS),--fs "$(FS)") $(if $(MODES),--modes "$(MODES)") \
 		$(if $(JOBS),--jobs "$(JOBS)") $(if $(REPS),--reps $(REPS)) \
 		$(if $(RESUME),--resume $(RESUME))
@@ -151,7 +151,7 @@ crashtest:
 	vm-images/setup-host.sh
 	$(MAKE) all images
 	vm-images/build-kernel.sh 6.1-aware
-	$(BUILD_DIR)/pmem-harness crashtest $(if $(FS),--fs "$(FS)") \
+	$(BUILD_DIR)/pmem-harness crashtest $(if $(FS),--fs "$(FS)") $(if $(ACCEL),--accel $(ACCEL)) \
 		$(if $(SCENARIOS),--scenarios "$(SCENARIOS)") $(if $(KEEP),--keep) \
 		$(if $(PROGRAM),--program "$(PROGRAM)") $(if $(CHECK),--check "$(CHECK)") \
 		$(if $(MODE),--mode "$(MODE)")

@@ -42,6 +42,8 @@
 
 #define MAX_IMAGES 200
 #define CHECK_BOOT_TIMEOUT 120
+/* Seconds one image may take in the checker; PMEM_CHECK_IMAGE_TIMEOUT overrides. */
+#define CHECK_IMAGE_TIMEOUT 60
 
 struct scenario {
 	char name[64], job[256], mode[24], expect[16];
@@ -73,6 +75,8 @@ struct crash_run {
 	const char *program, *check;
 	/* checker */
 	size_t serving;		/* index of the image being checked */
+	double t_served;	/* when it was handed to the checker */
+	int hung;		/* the checker was killed on that image */
 	const char *files, *bs;
 };
 
@@ -243,6 +247,21 @@ static char *writer_script(const struct crash_run *c, const struct scenario *sc,
 
 /* Checker: "next" -> the host writes the next image and answers
  * "image <index> <bs> <files...>", or "done". */
+/* A checker stuck on one image (a hang in mount, replay or fsck) is killed;
+ * that image gets the verdict and a fresh checker takes the next. */
+static void checker_tick(void *ctx, struct vm *vm)
+{
+	struct crash_run *c = ctx;
+
+	const char *env = getenv("PMEM_CHECK_IMAGE_TIMEOUT");
+	double limit = env ? atof(env) : CHECK_IMAGE_TIMEOUT;
+
+	if (c->serving && c->t_served && now_s() - c->t_served > limit) {
+		c->hung = 1;
+		vm_kill(vm);
+	}
+}
+
 static void checker_line(void *ctx, struct vm *vm, const char *line)
 {
 	struct crash_run *c = ctx;
@@ -254,6 +273,7 @@ static void checker_line(void *ctx, struct vm *vm, const char *line)
 
 		if (!im->verdict && image_rewrite(im->path, vm_nvdimm(vm)) == 0) {
 			vm_reply(vm, "image %zu %s %zu %s\n", c->serving, c->bs, im->acked, c->files);
+			c->t_served = now_s();
 			c->serving++;
 			return;
 		}
@@ -262,6 +282,7 @@ static void checker_line(void *ctx, struct vm *vm, const char *line)
 						"could not write the image into the checker");
 		c->serving++;
 	}
+	c->t_served = 0;
 	vm_reply(vm, "done\n");
 }
 
@@ -325,7 +346,8 @@ static void judge_blocks(struct crash_run *c, const char *log_path)
 static int run_checker(struct crash_run *c, const char *fs, const char *golden)
 {
 	char nv[1200], kpath[1024], ipath[1024], rdir[1200];
-	struct vm_hooks hooks = { .ctx = c, .on_line = checker_line };
+	struct vm_hooks hooks = { .ctx = c, .on_line = checker_line, .on_tick = checker_tick,
+				  .tick_ms = 500 };
 	int attempt;
 
 	c->serving = 0;
@@ -336,6 +358,9 @@ static int run_checker(struct crash_run *c, const char *fs, const char *golden)
 		size_t slen = 0;
 		FILE *sf;
 		size_t start = c->serving;
+
+		c->hung = 0;
+		c->t_served = 0;
 
 		snprintf(rdir, sizeof(rdir), "%s/checker-%d", c->dir, attempt);
 		mkdir(rdir, 0755);
@@ -361,7 +386,8 @@ static int run_checker(struct crash_run *c, const char *fs, const char *golden)
 		/* The image it was on when it died gets the verdict; go on after it. */
 		if (c->serving > start && !c->images[c->serving - 1].verdict)
 			c->images[c->serving - 1].verdict = json_pack("{s:s, s:s}", "verdict", "fs-corrupt",
-				"checker_failure", r.message[0] ? r.message : vm_status_name(r.status));
+				"checker_failure", c->hung ? "the checker hung on this image and was killed" :
+				r.message[0] ? r.message : vm_status_name(r.status));
 		fprintf(stderr, "crashtest: checker stopped (%s); going on with a fresh one\n",
 			vm_status_name(r.status));
 	}

@@ -5,7 +5,9 @@
 #  - planted damage in a known-good image is found: a zeroed record (lost),
 #    a flipped payload byte (torn), a wiped superblock (fs-corrupt);
 #  - one checker guest takes several images in a row without stale caches:
-#    good, damaged, good again give intact, lost, intact.
+#    good, damaged, good again give intact, lost, intact;
+#  - a checker that hangs on some images gives them their verdict and the
+#    run goes on with a fresh checker.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
@@ -86,4 +88,21 @@ tap_ok $? "the good image again after a damaged one, same checker guest: intact 
 tap_ok $? "flipped byte in record 7: torn, seq 7"
 [ "${v[4]:-}" = fs-corrupt ]
 tap_ok $? "wiped superblock: fs-corrupt"
+# A checker that hangs on one image: that image is judged, the run goes on.
+PMEM_CHECK_IMAGE_TIMEOUT=5 "$H" crashtest --program tests/fixtures/ack-late.c \
+	--check tests/fixtures/hang-check.c --fs ext4 --results "$out" --run-id hang \
+	>"$out/hang.out" 2>"$out/hang.err"
+rc=$?
+hdir=$out/hang/crash/program__ext4
+hung=$(jq -s '[.[] | select(.checker_failure | test("hung"))] | length' "$hdir"/image-*.json)
+rest=$(jq -s '[.[] | select((.checker_failure | test("hung") | not) and .verdict != "intact")] | length' \
+	"$hdir"/image-*.json)
+all=$(jq -s length "$hdir"/image-*.json)
+echo "# $all images: $hung hung (verdict fs-corrupt), $rest others not intact"
+last_hung=$(jq -s '[.[] | select(.checker_failure | test("hung")) | .image] | max' "$hdir"/image-*.json)
+later=$(jq -s --argjson h "${last_hung:-999}" '[.[] | select(.image > $h and .verdict == "intact")] | length' \
+	"$hdir"/image-*.json)
+echo "# images judged intact after the last hang (image $last_hung): $later"
+[ "$rc" -eq 1 ] && [ "${hung:-0}" -ge 1 ] && [ "${rest:-1}" -eq 0 ] && [ "${later:-0}" -ge 1 ]
+tap_ok $? "a checker hang is the verdict of its image; the other images are still judged"
 tap_done
