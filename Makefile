@@ -25,7 +25,7 @@ ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 
 HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c \
 	       harness/cmd-summary.c harness/cmd-compare.c harness/vm.c harness/qemu.c harness/qmp.c \
-	       harness/console.c harness/accel.c harness/jsonio.c \
+	       harness/console.c harness/accel.c harness/jsonio.c harness/textfile.c \
 	       harness/cmd-crashtest.c crash-inject/image.c crash-inject/judge.c \
 	       results/series.c results/stats.c results/summary.c results/compare.c
 HARNESS_HDR := $(wildcard harness/*.h results/*.h crash-inject/*.h)

@@ -34,6 +34,7 @@
 #include "../results/summary.h"
 #include "builtin.h"
 #include "jsonio.h"
+#include "textfile.h"
 #include "qemu.h"
 
 #define MAX_LIST 16
@@ -140,22 +141,6 @@ static int validate(struct bench *b)
 	return 0;
 }
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return NULL;
-	if (getdelim(&buf, &len, '\0', f) < 0) {
-		free(buf);
-		buf = strdup("");
-	}
-	fclose(f);
-	return buf;
-}
-
 /* The guest job for one unit: every mode x job, then the fio peer. */
 static char *unit_script(const struct bench *b, const char *kernel, int rep)
 {
@@ -170,7 +155,7 @@ static char *unit_script(const struct bench *b, const char *kernel, int rep)
 			order[nm++] = b->modes.v[i];
 	fprintf(f, "set -u\n. /usr/share/pmem/lib.sh\npmem_mount\nmkdir -p /mnt/bench /tmp/jobs\n");
 	for (i = 0; i < b->jobs.n; i++) {
-		char *text = read_file(b->jobs.v[i]);
+		char *text = read_text_file(b->jobs.v[i]);
 
 		fprintf(f, "cat >/tmp/jobs/%s.fio <<'PMEM_JOB_EOF'\n%s\nPMEM_JOB_EOF\n",
 			job_name(b->jobs.v[i], name, sizeof(name)), text ? text : "");
@@ -290,7 +275,7 @@ static void attach_insns(json_t *results, double *iv, size_t n)
 static json_t *parse_results(const char *log_path, int *failures)
 {
 	json_t *results = json_array();
-	char *text = read_file(log_path), *p, *line, kind[32], mode[32], job[64];
+	char *text = read_text_file(log_path), *p, *line, kind[32], mode[32], job[64];
 
 	*failures = 0;
 	for (p = text; p && (line = strstr(p, "@@")); ) {

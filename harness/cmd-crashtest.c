@@ -38,6 +38,7 @@
 #include "accel.h"
 #include "builtin.h"
 #include "jsonio.h"
+#include "textfile.h"
 #include "vm.h"
 
 #define MAX_IMAGES 200
@@ -219,18 +220,13 @@ static char *writer_script(const struct crash_run *c, const struct scenario *sc,
 {
 	char *s = NULL, *text;
 	size_t len = 0;
-	FILE *f = open_memstream(&s, &len), *j = fopen(sc->job, "r");
+	FILE *f = open_memstream(&s, &len);
 
-	text = NULL;
-	if (j) {
-		size_t n = 0;
-
-		if (getdelim(&text, &n, '\0', j) < 0)
-			text = NULL;
-		fclose(j);
-	}
-	fprintf(f, "export PMEM_FS='%s'\n. /usr/share/pmem/lib.sh\npmem_mount\nmkdir -p /mnt/crash\n"
-		   "cat >/tmp/job.fio <<'PMEM_JOB_EOF'\n%s\nPMEM_JOB_EOF\n", fs, text ? text : "");
+	fprintf(f, "export PMEM_FS='%s'\n. /usr/share/pmem/lib.sh\npmem_mount\nmkdir -p /mnt/crash\n", fs);
+	/* A user's program is its own job: sc->job is then its source, not a job file. */
+	text = c->program ? NULL : read_text_file(sc->job);
+	if (text)
+		fprintf(f, "cat >/tmp/job.fio <<'PMEM_JOB_EOF'\n%s\nPMEM_JOB_EOF\n", text);
 	if (c->program) {
 		embed_binary(f, c->program, "/tmp/prog");
 		fprintf(f, "(cd /mnt/crash && PMEM_MODE='%s' /tmp/prog) || exit 1\n", sc->mode);
@@ -312,18 +308,10 @@ static const char checker_job[] =
 /* Verdicts from the checker's output blocks. */
 static void judge_blocks(struct crash_run *c, const char *log_path)
 {
-	FILE *f = fopen(log_path, "r");
-	char *text = NULL, *p;
-	size_t n = 0;
+	char *text = read_text_file(log_path), *p;
 
-	if (!f)
+	if (!text)
 		return;
-	if (getdelim(&text, &n, '\0', f) < 0) {
-		fclose(f);
-		free(text);
-		return;
-	}
-	fclose(f);
 	for (p = text; (p = strstr(p, "@@begin ")); ) {
 		size_t id = strtoul(p + 8, NULL, 10);
 		char end[32], *e;

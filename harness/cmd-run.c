@@ -18,6 +18,7 @@
 #include "accel.h"
 #include "builtin.h"
 #include "jsonio.h"
+#include "textfile.h"
 #include "vm.h"
 
 #define EXIT_GUEST_FAILED 125
@@ -34,23 +35,6 @@ struct run_opts {
 	unsigned long long raw_size;
 };
 
-static char *read_text(const char *path)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return NULL;
-	if (getdelim(&buf, &len, '\0', f) < 0) {
-		free(buf);
-		buf = strdup("");
-	}
-	if (f != stdin)
-		fclose(f);
-	return buf;
-}
-
 /*
  * The job as the guest runs it: the user's script after a preamble that says
  * what it runs on (PMEM_FLAVOUR, PMEM_FS, PMEM_PATCH_SETS from kernel.json).
@@ -61,7 +45,7 @@ static char *job_script(const struct run_opts *ro)
 	json_t *kernel, *set;
 	size_t i;
 
-	user = read_text(ro->script_path);
+	user = read_text_file(ro->script_path);
 	if (!user)
 		return NULL;
 	snprintf(path, sizeof(path), "%s/kernels/%s/kernel.json", ro->build_dir, ro->flavour);

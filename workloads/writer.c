@@ -364,11 +364,13 @@ static void job_state_free(struct job_state *s)
 	lat_free(&s->slat);
 }
 
-/* One job instance, in a child process; its JSON goes to result_path. */
-static int run_instance(const struct job *j, int index, const char *result_path, int tracing)
+/*
+ * One job instance, in a child process; its JSON goes to result_path. Its
+ * tracepoint counts are filled in by run_job once every instance stopped.
+ */
+static int run_instance(const struct job *j, int index, const char *result_path)
 {
 	struct job_state s = { .job = j, .index = index, .fd = -1 };
-	struct dax_counts dc;
 	json_t *o;
 	int ret;
 
@@ -376,10 +378,7 @@ static int run_instance(const struct job *j, int index, const char *result_path,
 	s.ops = persist_find(j->persist);
 	ret = prepare_file(&s) || map_file(&s) || run_io(&s) ? -1 : 0;
 	if (!ret) {
-		/* Each instance counts its own inode: instances share the buffer. */
-		int counted = tracing && tracefs_count(s.ino, &dc) == 0;
-
-		o = job_json(&s, counted ? &dc : NULL);
+		o = job_json(&s, NULL);
 		ret = json_dump_file(o, result_path, JSON_COMPACT);
 		json_decref(o);
 	}
@@ -401,7 +400,7 @@ static int run_job(const struct job *j, json_t *jobs, int tracing)
 		snprintf(path[i], sizeof(path[i]), "/tmp/pmem-writer.%d.%u.json", (int)getpid(), i);
 		pids[i] = fork();
 		if (pids[i] == 0)
-			_exit(run_instance(j, i, path[i], 0));
+			_exit(run_instance(j, i, path[i]));
 	}
 	for (i = 0; i < j->numjobs; i++) {
 		int status;
@@ -419,7 +418,8 @@ static int run_job(const struct job *j, json_t *jobs, int tracing)
 			failed = 1;
 			break;
 		}
-		/* Count after all instances stopped: the buffer is complete. */
+		/* Count after all instances stopped: the buffer is complete, and each
+		 * instance is counted by its own inode (they share the buffer). */
 		tp = json_object_get(json_object_get(o, "pmem"), "tracepoints");
 		if (tracing && tracefs_count(json_integer_value(json_object_get(json_object_get(o, "pmem"), "ino")), &dc) == 0)
 			for (e = 0; e < EV_COUNT; e++)
