@@ -20,14 +20,15 @@ SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
 BUILD_DIR := build
 
 # Flavours the test suite boots; `make kernels` builds every flavour.
-TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-rdfix 6.1-aware-nogate
+TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-rdfix 6.1-aware-nogate 6.12-stock 6.12-aware 6.12-aware-nogate
 ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 
 HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c \
-	       harness/cmd-summary.c harness/cmd-compare.c harness/vm.c harness/qemu.c harness/qmp.c \
+	       harness/cmd-summary.c harness/cmd-compare.c harness/cmd-report.c harness/vm.c harness/qemu.c harness/qmp.c \
 	       harness/console.c harness/accel.c harness/jsonio.c harness/textfile.c \
 	       harness/cmd-crashtest.c crash-inject/image.c crash-inject/judge.c \
-	       results/series.c results/stats.c results/summary.c results/compare.c
+	       results/series.c results/stats.c results/summary.c results/compare.c results/table.c \
+	       results/verdicts.c results/plot.c results/figures.c results/report.c
 HARNESS_HDR := $(wildcard harness/*.h results/*.h crash-inject/*.h)
 
 # Guest programs land in the initramfs; one program per line.

@@ -10,6 +10,10 @@ int cmd_summary(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_crashtest(int argc, char **argv);
 int cmd_crashcheck(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* Write a run's report and print its path; 0, 1 if some plots failed, -1. */
+int report_and_say(const char *run_dir);
 
 /* ${PMEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmem-aware} */
 const char *harness_cache_dir(void);

@@ -35,6 +35,7 @@
 
 #include "../crash-inject/image.h"
 #include "../crash-inject/judge.h"
+#include "../results/verdicts.h"
 #include "accel.h"
 #include "builtin.h"
 #include "jsonio.h"
@@ -503,33 +504,6 @@ static int build_static(const char *src, const char *out)
 	return 0;
 }
 
-static void print_table(json_t *rows, FILE *out)
-{
-	json_t *row;
-	size_t i;
-
-	fprintf(out, "\n%-20s %-5s %-11s %-9s %6s %6s %5s %5s %5s %8s  %s\n", "scenario", "fs", "mode",
-		"expect", "images", "intact", "lost", "torn", "fscor", "acks", "result");
-	json_array_foreach(rows, i, row) {
-		json_t *v = json_object_get(row, "verdicts");
-		size_t nunexp = json_array_size(json_object_get(row, "unexpected_images"));
-		long long lost = json_integer_value(json_object_get(v, "lost"));
-
-		fprintf(out, "%-20s %-5s %-11s %-9s %6lld %6lld %5lld %5lld %5lld %8lld  %s\n",
-			json_string_value(json_object_get(row, "scenario")),
-			json_string_value(json_object_get(row, "fs")),
-			json_string_value(json_object_get(row, "mode")),
-			json_string_value(json_object_get(row, "expect")),
-			(long long)json_integer_value(json_object_get(row, "images")),
-			(long long)json_integer_value(json_object_get(v, "intact")), lost,
-			(long long)json_integer_value(json_object_get(v, "torn")),
-			(long long)json_integer_value(json_object_get(v, "fs-corrupt")),
-			(long long)json_integer_value(json_object_get(row, "acks")),
-			nunexp ? "UNEXPECTED: see the image JSONs" :
-			lost ? "as allowed: acknowledged data was lost" : "as expected");
-	}
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -689,7 +663,7 @@ int cmd_crashtest(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/crash/summary.json", run_dir);
 		json_write_atomic(path, doc);
 		json_decref(doc);
-		print_table(rows, stdout);
+		verdict_table(rows, stdout, TABLE_TEXT);
 		printf("\n%lld crash images in %.0f s (accelerator %s); checking took %.0f s: %.2f images/s, "
 		       "each with mount, verification and fsck\nresults: %s/crash\n", images, now_s() - t0, c.accel,
 		       check_s, check_s > 0 ? images / check_s : 0.0, run_dir);

@@ -20,6 +20,7 @@ static const struct {
 	{ "bench", cmd_bench, "run the benchmark matrix and print its summary" },
 	{ "summary", cmd_summary, "print the summary of a bench run" },
 	{ "compare", cmd_compare, "put bench runs side by side, with the noise rule" },
+	{ "report", cmd_report, "write a run's HTML page and markdown summary with plots" },
 	{ "crashtest", cmd_crashtest, "inject simulated power loss and judge every crash image" },
 	{ "crashcheck", cmd_crashcheck, "judge one kept crash image again" },
 };

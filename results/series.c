@@ -7,7 +7,7 @@
 
 #include "series.h"
 
-static json_t *path_get(json_t *o, const char *path)
+json_t *json_path(json_t *o, const char *path)
 {
 	char buf[256], *tok, *save;
 
@@ -19,7 +19,7 @@ static json_t *path_get(json_t *o, const char *path)
 
 static int get_number(json_t *o, const char *path, double *out)
 {
-	json_t *v = path_get(o, path);
+	json_t *v = json_path(o, path);
 
 	if (!json_is_number(v))
 		return 0;
@@ -29,7 +29,7 @@ static int get_number(json_t *o, const char *path, double *out)
 
 static int get_bw(json_t *s, double *out)
 {
-	if (!get_number(s, "write.bw", out) || !json_integer_value(path_get(s, "write.total_ios")))
+	if (!get_number(s, "write.bw", out) || !json_integer_value(json_path(s, "write.total_ios")))
 		return 0;
 	*out /= 1024; /* KiB/s -> MiB/s */
 	return 1;
@@ -37,9 +37,9 @@ static int get_bw(json_t *s, double *out)
 
 static int get_fault_p50(json_t *s, double *out)
 {
-	json_t *pct = path_get(s, "pmem.first_touch.lat_ns.percentile");
+	json_t *pct = json_path(s, "pmem.first_touch.lat_ns.percentile");
 
-	if (!json_integer_value(path_get(s, "pmem.first_touch.count")))
+	if (!json_integer_value(json_path(s, "pmem.first_touch.count")))
 		return 0;
 	if (!json_is_number(json_object_get(pct, "50.000000")))
 		return 0;
@@ -49,10 +49,10 @@ static int get_fault_p50(json_t *s, double *out)
 
 static int get_persist_p50(json_t *s, double *out)
 {
-	json_t *pct = path_get(s, "pmem.persist_calls.lat_ns.percentile");
-	const char *method = json_string_value(path_get(s, "pmem.persist"));
+	json_t *pct = json_path(s, "pmem.persist_calls.lat_ns.percentile");
+	const char *method = json_string_value(json_path(s, "pmem.persist"));
 
-	if (!method || !strcmp(method, "none") || !json_integer_value(path_get(s, "pmem.persist_calls.calls")))
+	if (!method || !strcmp(method, "none") || !json_integer_value(json_path(s, "pmem.persist_calls.calls")))
 		return 0;
 	if (!json_is_number(json_object_get(pct, "50.000000")))
 		return 0;
@@ -136,27 +136,21 @@ static struct series *series_get(struct run *r, json_t *cell, const char *sectio
 	return s;
 }
 
-static void add_cell(struct run *r, json_t *cell)
+static void add_section(void *ctx, json_t *cell, json_t *section)
 {
-	json_t *rep, *section;
-	size_t i, k;
+	const char *name = json_string_value(json_object_get(section, "jobname"));
+	struct run *r = ctx;
+	const struct metric *m;
 
-	json_array_foreach(json_object_get(cell, "reps"), i, rep) {
-		json_array_foreach(json_object_get(json_object_get(rep, "result"), "jobs"), k, section) {
-			const char *name = json_string_value(json_object_get(section, "jobname"));
-			const struct metric *m;
+	for (m = metrics; m->key; m++) {
+		struct series *s;
+		double v;
 
-			for (m = metrics; m->key && name; m++) {
-				struct series *s;
-				double v;
-
-				if (!m->get(section, &v))
-					continue;
-				s = series_get(r, cell, name, m);
-				if (s && s->n < SERIES_MAX_REPS)
-					s->v[s->n++] = v;
-			}
-		}
+		if (!m->get(section, &v))
+			continue;
+		s = series_get(r, cell, name, m);
+		if (s && s->n < SERIES_MAX_REPS)
+			s->v[s->n++] = v;
 	}
 }
 
@@ -165,12 +159,43 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-int run_load(const char *dir, struct run *r)
+int run_foreach_section(const struct run *r, section_fn fn, void *ctx)
 {
 	struct dirent **names;
 	char path[2048];
 	json_error_t err;
 	int i, n;
+
+	snprintf(path, sizeof(path), "%s/cells", r->dir);
+	n = scandir(path, &names, NULL, by_name);
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(names[i]->d_name);
+		json_t *cell, *rep, *section;
+		size_t k, j;
+
+		if (len > 5 && !strcmp(names[i]->d_name + len - 5, ".json")) {
+			snprintf(path, sizeof(path), "%s/cells/%s", r->dir, names[i]->d_name);
+			/* One cell at a time: a full run's cells hold tens of MiB. */
+			cell = json_load_file(path, 0, &err);
+			if (!cell)
+				fprintf(stderr, "%s: skipped (%s)\n", path, err.text);
+			json_array_foreach(json_object_get(cell, "reps"), k, rep)
+				json_array_foreach(json_object_get(json_object_get(rep, "result"), "jobs"), j, section)
+					if (json_is_string(json_object_get(section, "jobname")))
+						fn(ctx, cell, section);
+			json_decref(cell);
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	return n < 0 ? 0 : n;
+}
+
+int run_load(const char *dir, struct run *r)
+{
+	char path[2048];
+	json_error_t err;
 
 	memset(r, 0, sizeof(*r));
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
@@ -185,26 +210,7 @@ int run_load(const char *dir, struct run *r)
 			(long long)json_integer_value(json_object_get(r->info, "schema")), RUN_SCHEMA);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/cells", dir);
-	n = scandir(path, &names, NULL, by_name);
-	for (i = 0; i < n; i++) {
-		size_t len = strlen(names[i]->d_name);
-
-		if (len > 5 && !strcmp(names[i]->d_name + len - 5, ".json")) {
-			json_t *cell;
-
-			snprintf(path, sizeof(path), "%s/cells/%s", dir, names[i]->d_name);
-			cell = json_load_file(path, 0, &err);
-			if (cell)
-				add_cell(r, cell);
-			else
-				fprintf(stderr, "%s: skipped (%s)\n", path, err.text);
-			json_decref(cell);
-		}
-		free(names[i]);
-	}
-	if (n >= 0)
-		free(names);
+	run_foreach_section(r, add_section, r);
 	return 0;
 }
 

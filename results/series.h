@@ -23,6 +23,8 @@ struct metric {
 };
 
 extern const struct metric metrics[];	/* ends with { NULL } */
+/* o.a.b for path "a.b", or NULL. */
+json_t *json_path(json_t *o, const char *path);
 
 struct series {
 	char kernel[64], fs[16], mode[24], job[64], section[64];
@@ -41,6 +43,12 @@ struct run {
 /* Load run.json and every cell; -1 with one error line if unusable. */
 int run_load(const char *dir, struct run *r);
 void run_free(struct run *r);
+/*
+ * Call fn for every job section of every repetition of every cell, one cell
+ * document in memory at a time. Returns the number of cell files seen.
+ */
+typedef void (*section_fn)(void *ctx, json_t *cell, json_t *section);
+int run_foreach_section(const struct run *r, section_fn fn, void *ctx);
 /* The series for these keys, or NULL. */
 struct series *run_find(struct run *r, const char *kernel, const char *fs, const char *mode,
 			const char *job, const char *section, const char *metric);

@@ -12,6 +12,7 @@
 #include "series.h"
 #include "stats.h"
 #include "summary.h"
+#include "table.h"
 
 static const char *const modes[] = { "shared", "sync", "aware", "sync+aware", NULL };
 
@@ -78,17 +79,19 @@ static int seen_before(struct run *r, size_t i)
 	return 0;
 }
 
-static void print_group(FILE *out, struct run *r, const struct series *g)
+static void print_group(FILE *out, enum table_format fmt, struct run *r, const struct series *g)
 {
+	static const int width[] = { 28, 26, 26, 26, 26 };
+	const char *header[5] = { "metric" }, *row[5];
+	char cells[4][96], caption[256];
 	const struct metric *m;
-	char cell[96];
+	struct table t;
 	int i;
 
-	fprintf(out, "\n%s %s %s [%s]\n", g->kernel, g->fs, g->job, g->section);
-	fprintf(out, "  %-28s", "metric");
 	for (i = 0; modes[i]; i++)
-		fprintf(out, " %-26s", modes[i]);
-	fputc('\n', out);
+		header[i + 1] = modes[i];
+	snprintf(caption, sizeof(caption), "%s %s %s [%s]", g->kernel, g->fs, g->job, g->section);
+	table_begin(&t, out, fmt, caption, 5, header, width);
 	for (m = metrics; m->key; m++) {
 		struct series *base = run_find(r, g->kernel, g->fs, "shared", g->job, g->section, m->key);
 		int any = 0;
@@ -97,30 +100,35 @@ static void print_group(FILE *out, struct run *r, const struct series *g)
 			any |= run_find(r, g->kernel, g->fs, modes[i], g->job, g->section, m->key) != NULL;
 		if (!any)
 			continue;
-		fprintf(out, "  %-28s", m->label);
+		row[0] = m->label;
 		for (i = 0; modes[i]; i++) {
 			summary_cell(run_find(r, g->kernel, g->fs, modes[i], g->job, g->section, m->key),
-				     base, cell, sizeof(cell));
-			fprintf(out, " %-26s", cell);
+				     base, cells[i], sizeof(cells[i]));
+			row[i + 1] = cells[i];
 		}
-		fputc('\n', out);
+		table_row(&t, row);
 	}
+	table_end(&t);
 }
 
 /* Our writer beside real fio on the same job; shared mode must agree. */
-static void print_peer(FILE *out, struct run *r)
+static void print_peer(FILE *out, enum table_format fmt, struct run *r)
 {
 	static const char *const pairs[][3] = {
 		{ "shared", "fio-mmap", "pmem-writer map=shared vs fio ioengine=mmap" },
 		{ "shared+libpmem", "fio-libpmem", "pmem-writer persist=libpmem vs fio ioengine=libpmem" },
 	};
+	static const char *const header[] = { "kernel fs pair", "pmem-writer", "fio", "verdict" };
+	static const int width[] = { 64, 20, 20, 10 };
 	size_t i, p;
-	int header = 0;
+	struct table t;
+	int rows = 0;
 
 	for (i = 0; i < r->n; i++) {
 		struct series *ours = &r->s[i], *fio;
 		struct sample_stats a, b;
-		char x[64], y[64];
+		char x[64], y[64], what[256];
+		const char *row[4];
 
 		if (strcmp(ours->job, "peer") || strcmp(ours->metric->key, "bw"))
 			continue;
@@ -130,26 +138,44 @@ static void print_peer(FILE *out, struct run *r)
 			fio = run_find(r, ours->kernel, ours->fs, pairs[p][1], "peer", ours->section, "bw");
 			if (!fio) /* fio names its job after the section too */
 				continue;
-			if (!header++)
-				fprintf(out, "\nreference peer (write MiB/s, median [range]):\n");
+			if (!rows++)
+				table_begin(&t, out, fmt, "reference peer (write MiB/s, median [range])", 4, header, width);
 			stats_of(ours, &a);
 			stats_of(fio, &b);
 			summary_cell(ours, NULL, x, sizeof(x));
 			summary_cell(fio, NULL, y, sizeof(y));
-			fprintf(out, "  %s %s %s: %s vs %s: %s\n", ours->kernel, ours->fs, pairs[p][2], x, y,
-				a.n < 2 || b.n < 2 ? "too few repetitions to judge (need 2 or more)" :
-				differs_beyond_noise(&a, &b) ?
-				"DIFFERENT beyond noise (the writer and fio disagree: see the cells)" :
-				"agree within noise");
+			snprintf(what, sizeof(what), "%s %s %s", ours->kernel, ours->fs, pairs[p][2]);
+			row[0] = what;
+			row[1] = x;
+			row[2] = y;
+			row[3] = a.n < 2 || b.n < 2 ? "too few repetitions to judge (need 2 or more)" :
+				 differs_beyond_noise(&a, &b) ?
+				 "DIFFERENT beyond noise (the writer and fio disagree: see the cells)" :
+				 "agree within noise";
+			table_row(&t, row);
 		}
 	}
+	if (rows)
+		table_end(&t);
+}
+
+void summary_tables(struct run *r, FILE *out, enum table_format fmt)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		if (!strcmp(r->s[i].job, "peer") && strcmp(r->s[i].mode, "shared"))
+			continue;
+		if (!seen_before(r, i))
+			print_group(out, fmt, r, &r->s[i]);
+	}
+	print_peer(out, fmt, r);
 }
 
 int summary_print(const char *run_dir, FILE *out)
 {
 	struct run r;
 	const char *accel;
-	size_t i;
 
 	if (run_load(run_dir, &r) < 0)
 		return -1;
@@ -163,13 +189,7 @@ int summary_print(const char *run_dir, FILE *out)
 		(long long)json_integer_value(json_object_get(r.info, "reps")));
 	fprintf(out, "cells: median [min-max] over repetitions; xR = ratio to shared; "
 		     "* = beyond noise (means differ by more than the sum of 95%% CI half-widths)\n");
-	for (i = 0; i < r.n; i++) {
-		if (!strcmp(r.s[i].job, "peer") && strcmp(r.s[i].mode, "shared"))
-			continue;
-		if (!seen_before(&r, i))
-			print_group(out, &r, &r.s[i]);
-	}
-	print_peer(out, &r);
+	summary_tables(&r, out, TABLE_TEXT);
 	run_free(&r);
 	return 0;
 }

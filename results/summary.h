@@ -6,8 +6,11 @@
 #include <stdio.h>
 
 #include "series.h"
+#include "table.h"
 
 int summary_print(const char *run_dir, FILE *out);
+/* The per-section tables and the peer check of a loaded run. */
+void summary_tables(struct run *r, FILE *out, enum table_format fmt);
 /* One table cell: "median [min-max] xRATIO*" against base (may be NULL). */
 void summary_cell(struct series *s, struct series *base, char *out, size_t size);
 /* Three significant digits with k/M/G suffixes: 12345 -> "12.3k". */

@@ -22,7 +22,7 @@ echo "TAP version 13"
 "$H" crashtest --program tests/fixtures/ack-early.c --fs ext4 --results "$out" --run-id early \
 	>"$out/early.out" 2>"$out/early.err"
 rc=$?
-row=$(grep '^program ' "$out/early.out")
+row=$(grep -E '^ *program ' "$out/early.out")
 echo "# $row"
 lost=$(jq '[.scenarios[0].verdicts.lost] | add' "$out/early/crash/summary.json")
 [ "$rc" -eq 1 ] && [ "${lost:-0}" -gt 0 ] && grep -q UNEXPECTED <<<"$row"
@@ -31,7 +31,7 @@ tap_ok $? "acking before persisting is caught: $lost images with lost acknowledg
 "$H" crashtest --program tests/fixtures/ack-late.c --fs ext4 --keep --results "$out" --run-id late \
 	>"$out/late.out" 2>"$out/late.err"
 rc=$?
-row=$(grep '^program ' "$out/late.out")
+row=$(grep -E '^ *program ' "$out/late.out")
 echo "# $row"
 dir=$out/late/crash/program__ext4
 n=$(jq '.scenarios[0].images' "$out/late/crash/summary.json")

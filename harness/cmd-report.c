@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pmem-harness report RUN_DIR: the run's HTML page and markdown summary. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../results/report.h"
+#include "builtin.h"
+
+int report_and_say(const char *run_dir)
+{
+	char html[1300];
+	int rc = report_run(run_dir, html, sizeof(html));
+
+	if (rc < 0)
+		return -1;
+	printf("report: %s (markdown beside it: report.md)%s\n", html,
+	       rc ? "; some plots are missing, see the messages above" : "");
+	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	if (argc != 2 || !strcmp(argv[1], "--help")) {
+		fprintf(argc == 2 ? stdout : stderr,
+			"usage: pmem-harness report results/runs/RUN_ID\n"
+			"Writes RUN_ID/report/index.html (self-contained), report.md and one gnuplot\n"
+			"script and SVG per plot, from the run's JSON documents only.\n");
+		return argc == 2 ? 0 : 2;
+	}
+	return report_and_say(argv[1]) ? 1 : 0;
+}

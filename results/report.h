@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reports read only a run's documents (run.json, cells/, crash/summary.json)
+ * and never re-run anything. A report is a directory: index.html (one file,
+ * plots inline as SVG), report.md (plots beside it as NAME.svg) and every
+ * plot's gnuplot script NAME.gp.
+ */
+#ifndef PMEM_REPORT_H
+#define PMEM_REPORT_H
+
+#include <stddef.h>
+
+/* RUN_DIR/report/. On success 0 and the path of index.html in html. */
+int report_run(const char *run_dir, char *html, size_t size);
+/* A comparison page in out_dir: the compare table and the runs' plots overlaid. */
+int report_compare(const char *const *dirs, int n, const char *out_dir, char *html, size_t size);
+
+#endif

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One table, three renderings: see table.h. */
+#include <string.h>
+
+#include "table.h"
+
+void html_escape(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&#39;", out); break;
+		default: fputc(*s, out);
+		}
+}
+
+/* Markdown cells cannot hold '|'; nothing we print needs one. */
+static void md_cell(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '|' ? '/' : *s, out);
+}
+
+static void row(struct table *t, const char *const *cells, int header)
+{
+	int i;
+
+	switch (t->fmt) {
+	case TABLE_TEXT:
+		fputs("  ", t->out);
+		for (i = 0; i < t->ncols; i++)
+			if (i + 1 < t->ncols)
+				fprintf(t->out, "%-*s ", t->width[i], cells[i]);
+			else
+				fputs(cells[i], t->out);
+		fputc('\n', t->out);
+		break;
+	case TABLE_MARKDOWN:
+		for (i = 0; i < t->ncols; i++) {
+			fputs("| ", t->out);
+			md_cell(t->out, cells[i]);
+			fputc(' ', t->out);
+		}
+		fputs("|\n", t->out);
+		if (header) {
+			for (i = 0; i < t->ncols; i++)
+				fputs(i ? "|---:" : "|:---", t->out);
+			fputs("|\n", t->out);
+		}
+		break;
+	case TABLE_HTML:
+		fputs("<tr>", t->out);
+		for (i = 0; i < t->ncols; i++) {
+			/* Numbers align right; words (a kernel's patch list) wrap. */
+			fputs(header ? "<th>" : i && strchr("0123456789-+.", cells[i][0]) ? "<td class=\"num\">" : "<td>",
+			      t->out);
+			html_escape(t->out, cells[i]);
+			fputs(header ? "</th>" : "</td>", t->out);
+		}
+		fputs("</tr>\n", t->out);
+		break;
+	}
+}
+
+void table_begin(struct table *t, FILE *out, enum table_format fmt, const char *caption,
+		 int ncols, const char *const *header, const int *width)
+{
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	t->out = out;
+	t->fmt = fmt;
+	t->ncols = ncols < TABLE_MAX_COLS ? ncols : TABLE_MAX_COLS;
+	for (i = 0; i < t->ncols; i++)
+		t->width[i] = width ? width[i] : (int)strlen(header[i]);
+	switch (fmt) {
+	case TABLE_TEXT:
+		if (caption)
+			fprintf(out, "\n%s\n", caption);
+		break;
+	case TABLE_MARKDOWN:
+		if (caption)
+			fprintf(out, "\n**%s**\n\n", caption);
+		else
+			fputc('\n', out);
+		break;
+	case TABLE_HTML:
+		fputs("<table>", out);
+		if (caption) {
+			fputs("<caption>", out);
+			html_escape(out, caption);
+			fputs("</caption>", out);
+		}
+		fputc('\n', out);
+		break;
+	}
+	row(t, header, 1);
+}
+
+void table_row(struct table *t, const char *const *cells)
+{
+	row(t, cells, 0);
+}
+
+void table_end(struct table *t)
+{
+	if (t->fmt == TABLE_HTML)
+		fputs("</table>\n", t->out);
+}
+
+void table_note(FILE *out, enum table_format fmt, const char *text)
+{
+	switch (fmt) {
+	case TABLE_TEXT: fprintf(out, "%s\n", text); break;
+	case TABLE_MARKDOWN: fprintf(out, "\n%s\n", text); break;
+	case TABLE_HTML:
+		fputs("<p>", out);
+		html_escape(out, text);
+		fputs("</p>\n", out);
+		break;
+	}
+}

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Crash-test verdicts as tables: see verdicts.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "verdicts.h"
+
+static long long num(json_t *o, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(o, key));
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "?";
+}
+
+const char *verdict_result(json_t *row)
+{
+	if (json_array_size(json_object_get(row, "unexpected_images")))
+		return "UNEXPECTED: see the image JSONs";
+	if (num(json_object_get(row, "verdicts"), "lost"))
+		return "as allowed: acknowledged data was lost";
+	return "as expected";
+}
+
+void verdict_table(json_t *rows, FILE *out, enum table_format fmt)
+{
+	static const char *const header[] = { "scenario", "fs", "mode", "expect", "images", "intact",
+					      "lost", "torn", "fscor", "acks", "result" };
+	static const int width[] = { 20, 5, 11, 9, 6, 6, 5, 5, 5, 8, 0 };
+	char n[7][24];
+	const char *cells[11];
+	struct table t;
+	json_t *row;
+	size_t i;
+
+	table_begin(&t, out, fmt, NULL, 11, header, width);
+	json_array_foreach(rows, i, row) {
+		json_t *v = json_object_get(row, "verdicts");
+
+		snprintf(n[0], sizeof(n[0]), "%lld", num(row, "images"));
+		snprintf(n[1], sizeof(n[1]), "%lld", num(v, "intact"));
+		snprintf(n[2], sizeof(n[2]), "%lld", num(v, "lost"));
+		snprintf(n[3], sizeof(n[3]), "%lld", num(v, "torn"));
+		snprintf(n[4], sizeof(n[4]), "%lld", num(v, "fs-corrupt"));
+		snprintf(n[5], sizeof(n[5]), "%lld", num(row, "acks"));
+		cells[0] = str(row, "scenario");
+		cells[1] = str(row, "fs");
+		cells[2] = str(row, "mode");
+		cells[3] = str(row, "expect");
+		for (int k = 0; k < 6; k++)
+			cells[4 + k] = n[k];
+		cells[10] = verdict_result(row);
+		table_row(&t, cells);
+	}
+	table_end(&t);
+}
+
+void verdict_matrix(json_t *rows, FILE *out, enum table_format fmt, const char *caption)
+{
+	const char *fss[8], *header[11] = { "scenario", "mode", "expect" }, *cells[11];
+	char text[8][160];
+	int nfs = 0, f;
+	struct table t;
+	json_t *row, *other;
+	size_t i, k;
+
+	json_array_foreach(rows, i, row) {
+		for (f = 0; f < nfs && strcmp(fss[f], str(row, "fs")); f++)
+			;
+		if (f == nfs && nfs < 8)
+			fss[nfs++] = str(row, "fs");
+	}
+	for (f = 0; f < nfs; f++)
+		header[3 + f] = fss[f];
+	table_begin(&t, out, fmt, caption, 3 + nfs, header, NULL);
+	json_array_foreach(rows, i, row) {
+		/* A scenario's row is made at its first filesystem. */
+		for (k = 0; k < i; k++)
+			if (!strcmp(str(json_array_get(rows, k), "scenario"), str(row, "scenario")))
+				break;
+		if (k < i)
+			continue;
+		cells[0] = str(row, "scenario");
+		cells[1] = str(row, "mode");
+		cells[2] = str(row, "expect");
+		for (f = 0; f < nfs; f++) {
+			snprintf(text[f], sizeof(text[f]), "-");
+			json_array_foreach(rows, k, other) {
+				json_t *v = json_object_get(other, "verdicts");
+
+				if (strcmp(str(other, "scenario"), cells[0]) || strcmp(str(other, "fs"), fss[f]))
+					continue;
+				snprintf(text[f], sizeof(text[f]), "%lld intact, %lld lost, %lld torn, %lld fs-corrupt of %lld: %s",
+					 num(v, "intact"), num(v, "lost"), num(v, "torn"), num(v, "fs-corrupt"),
+					 num(other, "images"), verdict_result(other));
+			}
+			cells[3 + f] = text[f];
+		}
+		table_row(&t, cells);
+	}
+	table_end(&t);
+}
