@@ -5,6 +5,8 @@
 #   make test        unit tests + guest tests (builds what it needs)
 #   make kernels     every kernel flavour in vm-images/flavours
 #   make images      the guest initramfs and golden ext4/xfs NVDIMM images
+#   make report      a run's HTML page and markdown summary (RUN=<run-id>)
+#   make compare     runs side by side (A=<run> B=<run> [HTML=dir])
 #   make setup       install missing Debian packages (needs root)
 #
 # Kernels and golden images are cached outside the tree (see README.md).
@@ -25,7 +27,7 @@ ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 
 HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c \
 	       harness/cmd-summary.c harness/cmd-compare.c harness/cmd-report.c harness/vm.c harness/qemu.c harness/qmp.c \
-	       harness/console.c harness/accel.c harness/jsonio.c harness/textfile.c \
+	       harness/console.c harness/accel.c harness/jsonio.c harness/textfile.c harness/runinfo.c \
 	       harness/cmd-crashtest.c crash-inject/image.c crash-inject/judge.c \
 	       results/series.c results/stats.c results/summary.c results/compare.c results/table.c \
 	       results/verdicts.c results/plot.c results/figures.c results/report.c
@@ -50,7 +52,7 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 
 include harness/plugins/Makefile.inc
 
-.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare
+.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare report
 all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
@@ -157,9 +159,15 @@ crashtest:
 		$(if $(PROGRAM),--program "$(PROGRAM)") $(if $(CHECK),--check "$(CHECK)") \
 		$(if $(MODE),--mode "$(MODE)")
 
-# make compare A=results/runs/X B=results/runs/Y [C=...] (run ids work too)
+# make compare A=results/runs/X B=results/runs/Y [C=...] [HTML=dir] (run ids work too)
 run_dir = $(if $(wildcard $(1)/run.json),$(1),results/runs/$(1))
 compare: $(BUILD_DIR)/pmem-harness
 	@if [ -z "$(A)" ] || [ -z "$(B)" ]; then \
 		echo "make compare: give two runs: make compare A=<run-id> B=<run-id> [C=<run-id>]" >&2; exit 2; fi
-	$(BUILD_DIR)/pmem-harness compare $(foreach r,$(A) $(B) $(C) $(D),$(call run_dir,$(r)))
+	$(BUILD_DIR)/pmem-harness compare $(if $(HTML),--html "$(HTML)") $(foreach r,$(A) $(B) $(C) $(D),$(call run_dir,$(r)))
+
+# make report RUN=<run-id>: RUN/report/index.html and report.md, from its JSON only.
+report: $(BUILD_DIR)/pmem-harness
+	@if [ -z "$(RUN)" ]; then \
+		echo "make report: say which run: make report RUN=<run-id> (see results/runs/)" >&2; exit 2; fi
+	$(BUILD_DIR)/pmem-harness report $(call run_dir,$(RUN))

@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +35,7 @@
 #include "jsonio.h"
 #include "textfile.h"
 #include "qemu.h"
+#include "runinfo.h"
 
 #define MAX_LIST 16
 #define UNIT_TIMEOUT 900
@@ -75,17 +75,9 @@ static const char *job_name(const char *path, char *buf, size_t size)
 	return buf;
 }
 
-static json_t *kernel_info(const struct bench *b, const char *kernel)
-{
-	char path[1024];
-
-	snprintf(path, sizeof(path), "%s/kernels/%s/kernel.json", b->build, kernel);
-	return json_load_file(path, 0, NULL);
-}
-
 static int kernel_has_port(const struct bench *b, const char *kernel)
 {
-	json_t *k = kernel_info(b, kernel), *set;
+	json_t *k = run_kernel_info(b->build, kernel), *set;
 	size_t i;
 	int has = 0;
 
@@ -413,39 +405,16 @@ static int write_cells(struct bench *b)
 static json_t *run_json(struct bench *b)
 {
 	json_t *kernels = json_object(), *jobs = json_array(), *doc;
-	char qver[64] = "unknown", rev[64] = "unknown", cpu[256] = "unknown", line[512];
-	struct utsname u;
-	FILE *p;
 	int i;
 
 	for (i = 0; i < b->kernels.n; i++)
-		json_object_set_new(kernels, b->kernels.v[i], kernel_info(b, b->kernels.v[i]));
+		json_object_set_new(kernels, b->kernels.v[i], run_kernel_info(b->build, b->kernels.v[i]));
 	for (i = 0; i < b->jobs.n; i++)
 		json_array_append_new(jobs, json_string(b->jobs.v[i]));
-	qemu_version(getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64", qver, sizeof(qver));
-	p = popen("git rev-parse --short HEAD 2>/dev/null && git status --porcelain 2>/dev/null | head -1", "r");
-	if (p) {
-		if (fgets(line, sizeof(line), p))
-			snprintf(rev, sizeof(rev), "%.*s%s", (int)strcspn(line, "\n"), line,
-				 fgets(line, sizeof(line), p) ? "-dirty" : "");
-		pclose(p);
-	}
-	p = fopen("/proc/cpuinfo", "r");
-	while (p && fgets(line, sizeof(line), p))
-		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-			snprintf(cpu, sizeof(cpu), "%.*s", (int)strcspn(strchr(line, ':') + 2, "\n"),
-				 strchr(line, ':') + 2);
-			break;
-		}
-	if (p)
-		fclose(p);
-	uname(&u);
-	doc = json_pack("{s:i, s:s, s:o, s:[], s:[], s:o, s:i, s:b, s:{s:s, s:b}, s:{s:s, s:s, s:s}, s:s, s:i}",
+	doc = json_pack("{s:i, s:s, s:o, s:[], s:[], s:o, s:i, s:b}",
 			"schema", RUN_SCHEMA, "run_id", b->run_id, "kernels", kernels,
-			"filesystems", "modes", "jobs", jobs, "reps", b->reps, "quick", b->quick,
-			"qemu", "version", qver, "plugin_api_v4", qemu_has_plugin_api_v4(qver),
-			"host", "cpu", cpu, "kernel", u.release, "nodename", u.nodename,
-			"git", rev, "date", (int)time(NULL));
+			"filesystems", "modes", "jobs", jobs, "reps", b->reps, "quick", b->quick);
+	json_object_update_new(doc, run_environment());
 	for (i = 0; i < b->fss.n; i++)
 		json_array_append_new(json_object_get(doc, "filesystems"), json_string(b->fss.v[i]));
 	for (i = 0; i < b->modes.n; i++)
@@ -669,6 +638,7 @@ int cmd_bench(int argc, char **argv)
 	printf("\n");
 	summary_print(b.run_dir, stdout);
 	printf("\nresults: %s (cells/*.json, one per cell; units/ holds each guest's logs)\n", b.run_dir);
+	report_and_say(b.run_dir);
 	if (failed)
 		fprintf(stderr, "bench: %d of %d guests failed; their cells lack those repetitions. "
 			"Rerun with --resume %s after fixing the cause.\n", failed, nunits, b.run_id);

@@ -35,10 +35,12 @@
 
 #include "../crash-inject/image.h"
 #include "../crash-inject/judge.h"
+#include "../results/series.h"
 #include "../results/verdicts.h"
 #include "accel.h"
 #include "builtin.h"
 #include "jsonio.h"
+#include "runinfo.h"
 #include "textfile.h"
 #include "vm.h"
 
@@ -529,6 +531,7 @@ int cmd_crashtest(int argc, char **argv)
 	struct crash_run c = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "auto",
 			       .seed = 1 };
 	const char *fss = "ext4 xfs", *only = NULL, *results = "results/runs";
+	char why[256] = "";
 	struct scenario sc[32];
 	char run_id[64] = "", run_dir[1024], path[1200], *fsl, *tok, *save;
 	json_t *rows = json_array(), *doc;
@@ -558,7 +561,7 @@ int cmd_crashtest(int argc, char **argv)
 	{
 		/* auto: KVM only when a probe guest boots under it (accel.c). */
 		static char accel[16];
-		char why[256], kpath[1024], ipath[1024];
+		char kpath[1024], ipath[1024];
 		struct qemu_config q = { .binary = getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64",
 					 .mem_mib = 1024, .cpus = 1, .kernel = kpath, .initrd = ipath };
 
@@ -597,6 +600,28 @@ int cmd_crashtest(int argc, char **argv)
 		}
 	}
 	snprintf(run_dir, sizeof(run_dir), "%s/%s", results, run_id);
+	/* What ran where, as bench records it: reports read it. */
+	snprintf(path, sizeof(path), "mkdir -p '%s/crash'", run_dir);
+	if (system(path) != 0) {
+		fprintf(stderr, "crashtest: cannot create %s/crash\n", run_dir);
+		return 2;
+	}
+	{
+		json_t *doc = json_pack("{s:i, s:s, s:s, s:{s:o}, s:[], s:{s:s, s:s}}", "schema", RUN_SCHEMA,
+					"run_id", run_id, "kind", "crashtest", "kernels", c.kernel,
+					run_kernel_info(c.build, c.kernel) ?: json_null(), "filesystems",
+					"accel", "name", c.accel, "reason", why);
+		char *list = strdup(fss), *fs, *sv;
+
+		for (fs = strtok_r(list, " ,", &sv); fs; fs = strtok_r(NULL, " ,", &sv))
+			json_array_append_new(json_object_get(doc, "filesystems"), json_string(fs));
+		free(list);
+		json_object_update_new(doc, run_environment());
+		snprintf(path, sizeof(path), "%s/run.json", run_dir);
+		if (json_write_atomic(path, doc) < 0)
+			return 2;
+		json_decref(doc);
+	}
 	/* A user's program is one scenario whose every image must be intact. */
 	if (program) {
 		snprintf(path, sizeof(path), "mkdir -p '%s/user'", run_dir);
@@ -667,6 +692,7 @@ int cmd_crashtest(int argc, char **argv)
 		printf("\n%lld crash images in %.0f s (accelerator %s); checking took %.0f s: %.2f images/s, "
 		       "each with mount, verification and fsck\nresults: %s/crash\n", images, now_s() - t0, c.accel,
 		       check_s, check_s > 0 ? images / check_s : 0.0, run_dir);
+		report_and_say(run_dir);
 		json_decref(rows);
 		return failures || unexpected ? 1 : 0;
 	}

@@ -212,7 +212,7 @@ static struct figure *figure_new(struct figures *out, const char *group)
 {
 	struct figure *f;
 
-	if (out->n == FIGURES_MAX)
+	if (out->n == FIGURES_MAX || out->no_gnuplot)
 		return NULL;
 	f = &out->f[out->n];
 	memset(f, 0, sizeof(*f));
@@ -222,10 +222,14 @@ static struct figure *figure_new(struct figures *out, const char *group)
 
 static void figure_done(struct figures *out, struct plot *p)
 {
-	if (plot_end(p) == 0)
+	int rc = plot_end(p);
+
+	if (rc == 0)
 		out->n++;
 	else
 		out->failed++;
+	/* Said once: every other plot would fail the same way. */
+	out->no_gnuplot |= rc == PLOT_NO_GNUPLOT;
 }
 
 static int seen(const struct curve *c, size_t i, int same_method)

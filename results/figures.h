@@ -31,6 +31,7 @@ struct figures {
 	struct figure f[FIGURES_MAX];
 	int n;
 	int failed;		/* plots gnuplot could not draw (each said why) */
+	int no_gnuplot;		/* gnuplot is not installed: no plots at all */
 };
 
 /* Draw every plot the sources have data for into dir. */

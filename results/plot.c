@@ -142,8 +142,9 @@ int plot_end(struct plot *p)
 	snprintf(errpath, sizeof(errpath), "%s/%s.err", p->dir, p->name);
 	rc = run_gnuplot(p->dir, script, errpath);
 	if (rc == 127) {
+		unlink(errpath);
 		fprintf(stderr, "report: gnuplot not found: run 'make setup' (Debian package gnuplot-nox)\n");
-		return -1;
+		return PLOT_NO_GNUPLOT;
 	}
 	e = fopen(errpath, "r");
 	if (rc != 0) {

@@ -28,7 +28,8 @@ void plot_data(struct plot *p, const char *fmt, ...) __attribute__((format(print
 void plot_block_end(struct plot *p);
 /* One clause of the plot command over a block: spec is "using 1:2 with lines". */
 void plot_series(struct plot *p, int block, const char *spec, const char *title);
-/* Run gnuplot: DIR/NAME.svg. 0, or -1 with one error line. */
+/* Run gnuplot: DIR/NAME.svg. 0, or -1 with one error line, or PLOT_NO_GNUPLOT. */
+#define PLOT_NO_GNUPLOT (-2)
 int plot_end(struct plot *p);
 /* Write a title into a gnuplot double-quoted string. */
 void plot_quote(FILE *f, const char *s);

@@ -91,7 +91,7 @@ static void join_strings(json_t *array, char *buf, size_t size)
 /* What ran where: one key/value table from run.json (and the crash summary). */
 static void describe(struct source *s, FILE *out, enum table_format fmt)
 {
-	static const char *const header[] = { "", "" };
+	static const char *const header[] = { "item", "value" };
 	json_t *info = s->run.info, *k, *patch;
 	const char *name, *accel;
 	const char *row[2];
@@ -194,15 +194,18 @@ static void figures_out(struct figures *figs, const char *dir, FILE *out, enum t
 			const char *only_group, int exclude)
 {
 	const char *group = "";
+	const char *said = "";
 	int i;
 
 	for (i = 0; i < figs->n; i++) {
 		struct figure *f = &figs->f[i];
+		int caption;
 
 		if (only_group && (strcmp(f->group, only_group) == 0) == exclude)
 			continue;
 		if (strcmp(group, f->group)) {
 			group = f->group;
+			said = "";
 			if (fmt == TABLE_HTML) {
 				fputs("<h3>", out);
 				html_escape(out, group);
@@ -211,15 +214,23 @@ static void figures_out(struct figures *figs, const char *dir, FILE *out, enum t
 				fprintf(out, "\n### %s\n", group);
 			}
 		}
+		/* A caption shared by a group's figures is said once. */
+		caption = strcmp(said, f->caption) != 0;
+		said = f->caption;
 		if (fmt == TABLE_HTML) {
 			fprintf(out, "<figure id=\"fig-%s\">\n", f->name);
 			if (inline_svg(out, dir, f->name) < 0)
 				fprintf(out, "<p class=\"warn\">%s.svg is missing</p>\n", f->name);
-			fputs("<figcaption>", out);
-			html_escape(out, f->caption);
-			fputs("</figcaption></figure>\n", out);
+			if (caption) {
+				fputs("<figcaption>", out);
+				html_escape(out, f->caption);
+				fputs("</figcaption>", out);
+			}
+			fputs("</figure>\n", out);
 		} else {
-			fprintf(out, "\n![%s](%s.svg)\n\n*%s*\n", f->title, f->name, f->caption);
+			fprintf(out, "\n![%s](%s.svg)\n", f->title, f->name);
+			if (caption)
+				fprintf(out, "\n*%s*\n", f->caption);
 		}
 	}
 }
@@ -235,6 +246,27 @@ static void heading(FILE *out, enum table_format fmt, int level, const char *tex
 	}
 }
 
+static void plots_warning(struct figures *figs, FILE *out, enum table_format fmt)
+{
+	char text[256];
+
+	if (!figs->failed)
+		return;
+	if (figs->no_gnuplot)
+		snprintf(text, sizeof(text), "No plots: gnuplot is not installed here. Run 'make setup', then make the "
+					     "report again.");
+	else
+		snprintf(text, sizeof(text), "%d plot(s) could not be drawn: the report command said why.",
+			 figs->failed);
+	if (fmt == TABLE_HTML) {
+		fputs("<p class=\"warn\">", out);
+		html_escape(out, text);
+		fputs("</p>\n", out);
+	} else {
+		fprintf(out, "\n> **%s**\n", text);
+	}
+}
+
 static void report_body(struct source *s, struct figures *figs, const char *dir, FILE *out,
 			enum table_format fmt)
 {
@@ -246,6 +278,7 @@ static void report_body(struct source *s, struct figures *figs, const char *dir,
 	describe(s, out, fmt);
 	if (s->run.n) {
 		heading(out, fmt, 2, "Plots");
+		plots_warning(figs, out, fmt);
 		figures_out(figs, dir, out, fmt, "Crash verdicts", 1);
 		heading(out, fmt, 2, "Bench tables");
 		table_note(out, fmt, "Cells: median [min-max] over repetitions; xR = ratio to shared; * = beyond noise "
@@ -288,11 +321,8 @@ static void html_head(FILE *f, const char *title)
 	fprintf(f, "</title><style>%s</style></head>\n<body>\n", page_style);
 }
 
-static void html_foot(FILE *f, int failed)
+static void html_foot(FILE *f)
 {
-	if (failed)
-		fprintf(f, "<p class=\"warn\">%d plot(s) could not be drawn: see the report command's messages.</p>\n",
-			failed);
 	fputs("<footer><p>Made by <code>pmem-harness report</code> from the run's JSON documents only; every "
 	      "plot's gnuplot script (data inline) is beside this page as NAME.gp.</p></footer>\n</body></html>\n",
 	      f);
@@ -328,7 +358,7 @@ int report_run(const char *run_dir, char *html, size_t size)
 	snprintf(title, sizeof(title), "MAP_PMEM_AWARE run %s", run_id(&s));
 	html_head(f, title);
 	report_body(&s, figs, dir, f, TABLE_HTML);
-	html_foot(f, figs->failed);
+	html_foot(f);
 	if (close_out(f, path) < 0)
 		goto out;
 	snprintf(html, size, "%s", path);
@@ -383,8 +413,9 @@ int report_compare(const char *const *dirs, int n, const char *out_dir, char *ht
 	html_escape(f, table);
 	fputs("</pre>\n", f);
 	heading(f, TABLE_HTML, 2, "Plots, runs overlaid");
+	plots_warning(figs, f, TABLE_HTML);
 	figures_out(figs, out_dir, f, TABLE_HTML, NULL, 0);
-	html_foot(f, figs->failed);
+	html_foot(f);
 	if (close_out(f, path) < 0)
 		goto out;
 	snprintf(html, size, "%s", path);

@@ -24,6 +24,12 @@ static void md_cell(FILE *out, const char *s)
 		fputc(*s == '|' ? '/' : *s, out);
 }
 
+/* Figures ("52.7k [52.2k-70.8k] x1.31*") align right; words wrap. */
+static int is_number(const char *s)
+{
+	return strchr("0123456789", s[0]) && s[strspn(s, "0123456789.-+kMGT[]x*% ")] == '\0';
+}
+
 static void row(struct table *t, const char *const *cells, int header)
 {
 	int i;
@@ -54,9 +60,7 @@ static void row(struct table *t, const char *const *cells, int header)
 	case TABLE_HTML:
 		fputs("<tr>", t->out);
 		for (i = 0; i < t->ncols; i++) {
-			/* Numbers align right; words (a kernel's patch list) wrap. */
-			fputs(header ? "<th>" : i && strchr("0123456789-+.", cells[i][0]) ? "<td class=\"num\">" : "<td>",
-			      t->out);
+			fputs(header ? "<th>" : i && is_number(cells[i]) ? "<td class=\"num\">" : "<td>", t->out);
 			html_escape(t->out, cells[i]);
 			fputs(header ? "</th>" : "</td>", t->out);
 		}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Where a run ran: see runinfo.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "qemu.h"
+#include "runinfo.h"
+
+json_t *run_kernel_info(const char *build, const char *kernel)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/kernels/%s/kernel.json", build, kernel);
+	return json_load_file(path, 0, NULL);
+}
+
+json_t *run_environment(void)
+{
+	char qver[64] = "unknown", rev[64] = "unknown", cpu[256] = "unknown", line[512];
+	struct utsname u;
+	FILE *p;
+
+	qemu_version(getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64", qver, sizeof(qver));
+	/* A dirty tree is marked: its results may not match the commit. */
+	p = popen("git rev-parse --short HEAD 2>/dev/null && git status --porcelain 2>/dev/null | head -1", "r");
+	if (p) {
+		if (fgets(line, sizeof(line), p))
+			snprintf(rev, sizeof(rev), "%.*s%s", (int)strcspn(line, "\n"), line,
+				 fgets(line, sizeof(line), p) ? "-dirty" : "");
+		pclose(p);
+	}
+	p = fopen("/proc/cpuinfo", "r");
+	while (p && fgets(line, sizeof(line), p))
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			snprintf(cpu, sizeof(cpu), "%.*s", (int)strcspn(strchr(line, ':') + 2, "\n"),
+				 strchr(line, ':') + 2);
+			break;
+		}
+	if (p)
+		fclose(p);
+	uname(&u);
+	return json_pack("{s:{s:s, s:b}, s:{s:s, s:s, s:s}, s:s, s:i}",
+			 "qemu", "version", qver, "plugin_api_v4", qemu_has_plugin_api_v4(qver),
+			 "host", "cpu", cpu, "kernel", u.release, "nodename", u.nodename,
+			 "git", rev, "date", (int)time(NULL));
+}
