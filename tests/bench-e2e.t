@@ -40,6 +40,9 @@ tap_ok $? "run.json lists the aware kernel's patches with their hashes"
 grep -q 'tiny \[tiny-msync\]' "$runs.out" && grep -q 'dax_writeback_one events' "$runs.out" &&
 	grep -qE 'TCG: times are emulated|KVM: times are real' "$runs.out"
 tap_ok $? "the summary names the section, the metrics and the accelerator"
+grep -qx "report: $run/report/index.html (markdown beside it: report.md)" "$runs.out" &&
+	grep -q '<caption>6.1-aware ext4 tiny \[tiny-msync\]</caption>' "$run/report/index.html"
+tap_ok $? "bench wrote its report and printed the path"
 
 # Lose the second guest's results, then resume.
 rm -f "$run"/units/6.1-aware__ext4__rep2/unit.json

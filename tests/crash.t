@@ -38,6 +38,10 @@ n=$(jq '.scenarios[0].images' "$out/late/crash/summary.json")
 intact=$(jq '.scenarios[0].verdicts.intact' "$out/late/crash/summary.json")
 [ "$rc" -eq 0 ] && [ "$n" -gt 0 ] && [ "$intact" = "$n" ]
 tap_ok $? "persisting before acking: all $n crash images intact"
+grep -qx "report: $out/late/report/index.html (markdown beside it: report.md)" "$out/late.out" &&
+	jq -e '.kind == "crashtest" and .kernels["6.1-aware"].patches and .qemu.version' "$out/late/run.json" >/dev/null &&
+	grep -q '^| program | aware | intact | .* intact, 0 lost, 0 torn, 0 fs-corrupt of' "$out/late/report/report.md"
+tap_ok $? "crashtest records run.json, writes its report and prints the path"
 
 # The last image: taken by kill -9 after all 512 acks.
 good=$(jq -r 'select(.taken == "kill") | .image' "$dir"/image-*.json | head -n 1)
