@@ -160,10 +160,11 @@ crashtest:
 		$(if $(MODE),--mode "$(MODE)")
 
 # make compare A=results/runs/X B=results/runs/Y [C=...] [HTML=dir] (run ids work too)
+# make compare A=<run of several kernels>: its kernels side by side
 run_dir = $(if $(wildcard $(1)/run.json),$(1),results/runs/$(1))
 compare: $(BUILD_DIR)/pmem-harness
-	@if [ -z "$(A)" ] || [ -z "$(B)" ]; then \
-		echo "make compare: give two runs: make compare A=<run-id> B=<run-id> [C=<run-id>]" >&2; exit 2; fi
+	@if [ -z "$(A)" ]; then \
+		echo "make compare: give two runs (A=<run-id> B=<run-id> [C=...]), or one run of several kernels (A=<run-id>)" >&2; exit 2; fi
 	$(BUILD_DIR)/pmem-harness compare $(if $(HTML),--html "$(HTML)") $(foreach r,$(A) $(B) $(C) $(D),$(call run_dir,$(r)))
 
 # make report RUN=<run-id>: RUN/report/index.html and report.md, from its JSON only.

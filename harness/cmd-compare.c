@@ -10,9 +10,11 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: pmem-harness compare [--html DIR] results/runs/A results/runs/B [more runs]\n"
+		   "       pmem-harness compare [--html DIR] results/runs/RUN   (a run of several kernels)\n"
 		   "Pairs cells by filesystem, job, section, mode and metric; the kernel is part of\n"
-		   "the key only when a run holds several kernels. --html DIR also writes\n"
-		   "DIR/index.html: the table and the runs' plots overlaid.\n");
+		   "the key only when a run holds several kernels. A single run of several kernels\n"
+		   "compares its kernels. --html DIR also writes DIR/index.html: the table and the\n"
+		   "runs' plots overlaid.\n");
 }
 
 int cmd_compare(int argc, char **argv)
@@ -30,7 +32,7 @@ int cmd_compare(int argc, char **argv)
 		argc -= 2;
 		argv += 2;
 	}
-	if (argc < 3) {
+	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}

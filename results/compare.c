@@ -64,6 +64,45 @@ static void row_label(const struct series *s, int with_kernel, char *buf, size_t
 		 s->fs, s->job, s->section, s->mode, s->metric->key);
 }
 
+/*
+ * One run that holds several kernels (make bench KERNELS="6.1-aware
+ * 6.12-aware") compares its kernels: each becomes a run of its own.
+ */
+static int split_by_kernel(const char *dir, struct run *runs)
+{
+	struct run all;
+	const char *k;
+	json_t *v;
+	size_t i;
+	int n = 0;
+
+	if (run_load(dir, &all) < 0)
+		return -1;
+	if (json_object_size(json_object_get(all.info, "kernels")) < 2) {
+		fprintf(stderr, "compare: %s holds one kernel: give a second run (make compare A=<run> B=<run>)\n", dir);
+		run_free(&all);
+		return -1;
+	}
+	json_object_foreach(json_object_get(all.info, "kernels"), k, v) {
+		struct run *r = &runs[n++];
+
+		memset(r, 0, sizeof(*r));
+		snprintf(r->dir, sizeof(r->dir), "%s", dir);
+		r->info = json_deep_copy(all.info);
+		json_object_set_new(r->info, "kernels", json_pack("{s:O}", k, v));
+		r->s = calloc(all.n ? all.n : 1, sizeof(*r->s));
+		if (!r->s)
+			abort();
+		for (i = 0; i < all.n; i++)
+			if (!strcmp(all.s[i].kernel, k))
+				r->s[r->n++] = all.s[i];
+		if (n == MAX_RUNS)
+			break;
+	}
+	run_free(&all);
+	return n;
+}
+
 int compare_runs(const char *const *dirs, int n, FILE *out)
 {
 	struct run runs[MAX_RUNS];
@@ -74,16 +113,22 @@ int compare_runs(const char *const *dirs, int n, FILE *out)
 	char label[256], num[32];
 	size_t k;
 
-	if (n < 2 || n > MAX_RUNS) {
-		fprintf(stderr, "compare: give 2 to %d runs\n", MAX_RUNS);
+	if (n < 1 || n > MAX_RUNS) {
+		fprintf(stderr, "compare: give 1 to %d runs\n", MAX_RUNS);
 		return 2;
 	}
-	for (i = 0; i < n; i++)
-		if (run_load(dirs[i], &runs[i]) < 0) {
-			while (i--)
-				run_free(&runs[i]);
+	if (n == 1) {
+		n = split_by_kernel(dirs[0], runs);
+		if (n < 0)
 			return 2;
-		}
+	} else {
+		for (i = 0; i < n; i++)
+			if (run_load(dirs[i], &runs[i]) < 0) {
+				while (i--)
+					run_free(&runs[i]);
+				return 2;
+			}
+	}
 	for (i = 0; i < n; i++)
 		with_kernel |= json_object_size(json_object_get(runs[i].info, "kernels")) > 1;
 	/* Something to compare at all? */

@@ -32,6 +32,17 @@ tap_ok $? "a run of another schema is refused in one line"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$RUNS/compare.err")" -eq 1 ] && grep -q 'no cell in common' "$RUNS/compare.err"
 tap_ok $? "runs with no common cell are refused in one line"
-! make -s compare A=$fx/a 2>"$RUNS/compare.err" >/dev/null && grep -q 'give two runs' "$RUNS/compare.err"
-tap_ok $? "make compare with one run says what to give"
+! make -s compare 2>"$RUNS/compare.err" >/dev/null && grep -q 'give two runs' "$RUNS/compare.err"
+tap_ok $? "make compare without runs says what to give"
+
+# One run of two kernels (e holds a's and b's cells) compares its kernels:
+# the same table as a against b, but for the run names.
+"$H" compare $fx/e >"$RUNS/compare-e.out" 2>"$RUNS/compare.err"
+tap_ok $? "a run of two kernels compares its kernels"
+sed 's/fixture-e 6.1-stock/fixture-a 6.1-stock/; s/fixture-e 6.1-aware/fixture-b 6.1-aware/' "$RUNS/compare-e.out" |
+	cmp -s $fx/expected-a-b.txt -
+tap_ok $? "its table is a against b's golden file, row for row"
+! make -s compare A=$fx/a 2>"$RUNS/compare.err" >/dev/null && [ "$(wc -l <"$RUNS/compare.err")" -le 2 ] &&
+	grep -q 'holds one kernel: give a second run' "$RUNS/compare.err"
+tap_ok $? "make compare with one run of one kernel says what to give"
 tap_done
