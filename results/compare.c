@@ -38,14 +38,6 @@ static struct series *find(struct run *r, const struct series *k, int with_kerne
 	return NULL;
 }
 
-static void stats_of(const struct series *s, struct sample_stats *st)
-{
-	double v[SERIES_MAX_REPS];
-
-	memcpy(v, s->v, s->n * sizeof(*v));
-	sample_stats(v, s->n, st);
-}
-
 static const char *run_label(struct run *r, char *buf, size_t size)
 {
 	const char *id = json_string_value(json_object_get(r->info, "run_id"));
@@ -164,11 +156,11 @@ int compare_runs(const char *const *dirs, int n, FILE *out)
 			all &= (b[i] = find(&runs[i], a, with_kernel)) != NULL;
 		if (!all)
 			continue;
-		stats_of(a, &sa);
+		sample_stats_of(a->v, a->n, &sa);
 		row_label(a, with_kernel, label, sizeof(label));
 		fprintf(out, "%-58s %12s", label, summary_human(sa.median, num, sizeof(num)));
 		for (i = 1; i < n; i++) {
-			stats_of(b[i], &sb);
+			sample_stats_of(b[i]->v, b[i]->n, &sb);
 			if (sa.median != 0) {
 				double ratio = sb.median / sa.median;
 

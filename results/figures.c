@@ -46,14 +46,6 @@ struct curves {
 	const char *job, *lat;		/* which job, and which latency object in its sections */
 };
 
-static void stats_of(const double *v, size_t n, struct sample_stats *st)
-{
-	double copy[SERIES_MAX_REPS];
-
-	memcpy(copy, v, n * sizeof(*v));
-	sample_stats(copy, n, st);
-}
-
 static struct curve *curve_get(struct curves *cs, json_t *cell, const char *section)
 {
 	const char *k = json_string_value(json_object_get(cell, "kernel"));
@@ -297,7 +289,7 @@ static void fault_cdfs(struct source *src, int nsrc, const char *dir, struct fig
 			for (p = 0; p < NPCT; p++) {
 				struct sample_stats st;
 
-				stats_of(c->v[p], c->n, &st);
+				sample_stats_of(c->v[p], c->n, &st);
 				plot_data(&pl, "%.0f %s", st.median, pct_keys[p]);
 			}
 			plot_block_end(&pl);
@@ -372,7 +364,7 @@ static void persist_plots(struct source *src, int nsrc, const char *dir, struct 
 			for (j = 0; j < n; j++) {
 				struct sample_stats st;
 
-				stats_of(line[j]->v[P50], line[j]->n, &st);
+				sample_stats_of(line[j]->v[P50], line[j]->n, &st);
 				plot_data(&pl, "%g %.0f %.0f %.0f", line[j]->dirty, st.median, st.min, st.max);
 			}
 			plot_block_end(&pl);
@@ -498,7 +490,7 @@ static void spread_plots(struct source *src, int nsrc, const char *dir, struct f
 								continue;
 							if (b < 0)
 								b = plot_block(&pl);
-							stats_of(x->v, x->n, &st);
+							sample_stats_of(x->v, x->n, &st);
 							plot_data(&pl, "%.3f %g %g %g",
 								  i + (line + 0.5) / nlines * 0.8 - 0.4, st.median, st.min, st.max);
 						}

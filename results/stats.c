@@ -2,6 +2,7 @@
 /* Statistics over repetitions: see stats.h. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stats.h"
 
@@ -55,4 +56,15 @@ int differs_beyond_noise(const struct sample_stats *a, const struct sample_stats
 	if (a->n < 2 || b->n < 2)
 		return 0;
 	return fabs(a->mean - b->mean) > a->ci95 + b->ci95;
+}
+
+void sample_stats_of(const double *v, size_t n, struct sample_stats *s)
+{
+	double *copy = malloc((n ? n : 1) * sizeof(*copy));
+
+	if (!copy)
+		abort();
+	memcpy(copy, v, n * sizeof(*copy));
+	sample_stats(copy, n, s);
+	free(copy);
 }

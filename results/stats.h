@@ -21,6 +21,8 @@ struct sample_stats {
 
 /* Sorts v in place. */
 void sample_stats(double *v, size_t n, struct sample_stats *s);
+/* The same on a copy: v is left as it is. */
+void sample_stats_of(const double *v, size_t n, struct sample_stats *s);
 /* Two-sided Student t quantile for 95% at df degrees of freedom. */
 double t95(size_t df);
 /* 1 when a and b differ beyond noise under the rule above. */

@@ -33,14 +33,6 @@ const char *summary_human(double v, char *buf, size_t size)
 	return buf;
 }
 
-static void stats_of(struct series *s, struct sample_stats *st)
-{
-	double v[SERIES_MAX_REPS];
-
-	memcpy(v, s->v, s->n * sizeof(*v));
-	sample_stats(v, s->n, st);
-}
-
 /* "median [min-max]" plus, against base, "x1.23*". */
 void summary_cell(struct series *s, struct series *base, char *out, size_t size)
 {
@@ -51,14 +43,14 @@ void summary_cell(struct series *s, struct series *base, char *out, size_t size)
 		snprintf(out, size, "-");
 		return;
 	}
-	stats_of(s, &st);
+	sample_stats_of(s->v, s->n, &st);
 	if (st.min == st.max)
 		snprintf(out, size, "%s", summary_human(st.median, a, sizeof(a)));
 	else
 		snprintf(out, size, "%s [%s-%s]", summary_human(st.median, a, sizeof(a)),
 			 summary_human(st.min, b, sizeof(b)), summary_human(st.max, c, sizeof(c)));
 	if (base && base != s && base->n) {
-		stats_of(base, &bst);
+		sample_stats_of(base->v, base->n, &bst);
 		if (bst.median != 0)
 			snprintf(out + strlen(out), size - strlen(out), " x%.2f%s",
 				 st.median / bst.median, differs_beyond_noise(&st, &bst) ? "*" : "");
@@ -140,8 +132,8 @@ static void print_peer(FILE *out, enum table_format fmt, struct run *r)
 				continue;
 			if (!rows++)
 				table_begin(&t, out, fmt, "reference peer (write MiB/s, median [range])", 4, header, width);
-			stats_of(ours, &a);
-			stats_of(fio, &b);
+			sample_stats_of(ours->v, ours->n, &a);
+			sample_stats_of(fio->v, fio->n, &b);
 			summary_cell(ours, NULL, x, sizeof(x));
 			summary_cell(fio, NULL, y, sizeof(y));
 			snprintf(what, sizeof(what), "%s %s %s", ours->kernel, ours->fs, pairs[p][2]);
