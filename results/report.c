@@ -391,7 +391,9 @@ int report_compare(const char *const *dirs, int n, const char *out_dir, char *ht
 	for (loaded = 0; loaded < n; loaded++) {
 		if (source_load(dirs[loaded], &src[loaded]) < 0)
 			goto out;
-		snprintf(src[loaded].tag, sizeof(src[loaded].tag), "%c", 'A' + loaded);
+		/* One run of several kernels needs no tag: its kernels name the lines. */
+		if (n > 1)
+			snprintf(src[loaded].tag, sizeof(src[loaded].tag), "%c", 'A' + loaded);
 	}
 	if (make_dir(out_dir) < 0)
 		goto out;
