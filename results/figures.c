@@ -388,49 +388,75 @@ static int metric_is_time(const char *key)
 	return 0;
 }
 
+static const char *const bench_modes[] = { "shared", "sync", "aware", "sync+aware" };
+
+/* Distinct values of one field over the series of (job, metric[, fs]), in order of appearance. */
+static int distinct(struct source *src, int nsrc, const char *job, const char *metric, const char *fs,
+		    int want_section, char (*out)[64], int max)
+{
+	int s, i, n = 0;
+	size_t k;
+
+	for (s = 0; s < nsrc; s++)
+		for (k = 0; k < src[s].run.n; k++) {
+			struct series *x = &src[s].run.s[k];
+			const char *v = want_section ? x->section : x->fs;
+
+			if (strcmp(x->job, job) || strcmp(x->metric->key, metric) || (fs && strcmp(x->fs, fs)))
+				continue;
+			for (i = 0; i < n && strcmp(out[i], v); i++)
+				;
+			if (i == n && n < max)
+				snprintf(out[n++], sizeof(out[0]), "%s", v);
+		}
+	return n;
+}
+
+struct spread_line {
+	int src;
+	const char *kernel, *mode;
+};
+
+/* The (source, kernel, mode) lines that have data in any section. */
+static int spread_lines(struct source *src, int nsrc, const char *job, const char *metric, const char *fs,
+			char (*sections)[64], int nsec, struct spread_line *out, int max)
+{
+	int s, m, i, n = 0;
+	const char *kn;
+	json_t *kv;
+
+	for (s = 0; s < nsrc; s++)
+		json_object_foreach(json_object_get(src[s].run.info, "kernels"), kn, kv)
+			for (m = 0; m < 4; m++)
+				for (i = 0; i < nsec && n < max; i++)
+					if (run_find(&src[s].run, kn, fs, bench_modes[m], job, sections[i], metric)) {
+						out[n++] = (struct spread_line){ s, kn, bench_modes[m] };
+						break;
+					}
+	return n;
+}
+
 /*
  * Median with min-max bars of one metric, per job section (x) and per line
- * (source, kernel, mode); one plot per filesystem.
+ * (source, kernel, mode), the lines side by side within a section; one plot
+ * per filesystem.
  */
 static void spread_plots(struct source *src, int nsrc, const char *dir, struct figures *out,
 			 const char *job, const char *metric, const char *group, const char *what, int logy)
 {
-	static const char *const modes[] = { "shared", "sync", "aware", "sync+aware" };
-	char fss[4][16], sections[16][64];
-	int nfs = 0, nsec, s, i, m, fi;
-	size_t k;
+	char fss[4][64], sections[16][64], xt[2048];
+	struct spread_line lines[64];
+	int nfs, nsec, nlines, fi, i, l;
 
-	/* The filesystems that have this metric, in order of appearance. */
-	for (s = 0; s < nsrc; s++)
-		for (k = 0; k < src[s].run.n; k++) {
-			struct series *x = &src[s].run.s[k];
-
-			if (strcmp(x->job, job) || strcmp(x->metric->key, metric))
-				continue;
-			for (i = 0; i < nfs && strcmp(fss[i], x->fs); i++)
-				;
-			if (i == nfs && nfs < 4)
-				snprintf(fss[nfs++], sizeof(fss[0]), "%s", x->fs);
-		}
+	nfs = distinct(src, nsrc, job, metric, NULL, 0, fss, 4);
 	for (fi = 0; fi < nfs; fi++) {
 		struct figure *f = figure_new(out, group);
 		struct plot pl;
-		char ylabel[200];
 
 		if (!f)
 			return;
-		nsec = 0;
-		for (s = 0; s < nsrc; s++)
-			for (k = 0; k < src[s].run.n; k++) {
-				struct series *x = &src[s].run.s[k];
-
-				if (strcmp(x->job, job) || strcmp(x->metric->key, metric) || strcmp(x->fs, fss[fi]))
-					continue;
-				for (i = 0; i < nsec && strcmp(sections[i], x->section); i++)
-					;
-				if (i == nsec && nsec < 16)
-					snprintf(sections[nsec++], sizeof(sections[0]), "%s", x->section);
-			}
+		nsec = distinct(src, nsrc, job, metric, fss[fi], 1, sections, 16);
+		nlines = spread_lines(src, nsrc, job, metric, fss[fi], sections, nsec, lines, 64);
 		safe_name(f->name, sizeof(f->name), "%s-%s", metric, fss[fi]);
 		snprintf(f->title, sizeof(f->title), "%s per mode: %s, job %s", what, fss[fi], job);
 		snprintf(f->caption, sizeof(f->caption),
@@ -438,72 +464,37 @@ static void spread_plots(struct source *src, int nsrc, const char *dir, struct f
 			 metric_is_time(metric) ? (is_tcg(src, nsrc) ?
 			 " Throughput under TCG: compare modes with each other, not with hardware." : "") :
 			 " Counted by the TCG plugin, not timed: comparable across runs on any host.");
-		snprintf(ylabel, sizeof(ylabel), "%s", what);
-		if (plot_begin(&pl, dir, f->name, f->title, "job section", ylabel) < 0) {
+		if (plot_begin(&pl, dir, f->name, f->title, "job section", what) < 0) {
 			out->failed++;
 			continue;
 		}
 		plot_set(&pl, "set xrange [-0.5:%d.5]\nset xtics rotate by -20 nomirror", nsec - 1);
-		if (logy)
-			plot_set(&pl, "set logscale y\nset format y '%%.0s%%c'");
-		else
-			plot_set(&pl, "set yrange [0:*]");
-		{
-			char xt[2048] = "set xtics (";
+		plot_set(&pl, logy ? "set logscale y\nset format y '%%.0s%%c'" : "set yrange [0:*]");
+		snprintf(xt, sizeof(xt), "set xtics (");
+		for (i = 0; i < nsec; i++)
+			snprintf(xt + strlen(xt), sizeof(xt) - strlen(xt), "%s\"%s\" %d", i ? ", " : "", sections[i], i);
+		plot_set(&pl, "%s)", xt);
+		for (l = 0; l < nlines; l++) {
+			struct spread_line *ln = &lines[l];
+			char style[128], title[160], spec[256];
+			int b = plot_block(&pl);
 
-			for (i = 0; i < nsec; i++)
-				snprintf(xt + strlen(xt), sizeof(xt) - strlen(xt), "%s\"%s\" %d", i ? ", " : "",
-					 sections[i], i);
-			plot_set(&pl, "%s)", xt);
-		}
-		/* Lines side by side within a section: offset each by its index. */
-		{
-			int nlines = 0, line = 0;
+			for (i = 0; i < nsec; i++) {
+				struct series *x = run_find(&src[ln->src].run, ln->kernel, fss[fi], ln->mode, job,
+							    sections[i], metric);
+				struct sample_stats st;
 
-			for (s = 0; s < nsrc; s++) {
-				const char *kn;
-				json_t *kv;
-
-				json_object_foreach(json_object_get(src[s].run.info, "kernels"), kn, kv)
-					for (m = 0; m < 4; m++)
-						for (i = 0; i < nsec; i++)
-							if (run_find(&src[s].run, kn, fss[fi], modes[m], job, sections[i], metric)) {
-								nlines++;
-								break;
-							}
+				if (!x || !x->n)
+					continue;
+				sample_stats_of(x->v, x->n, &st);
+				plot_data(&pl, "%.3f %g %g %g", i + (l + 0.5) / nlines * 0.8 - 0.4,
+					  st.median, st.min, st.max);
 			}
-			for (s = 0; s < nsrc; s++) {
-				const char *kn;
-				json_t *kv;
-
-				json_object_foreach(json_object_get(src[s].run.info, "kernels"), kn, kv)
-					for (m = 0; m < 4; m++) {
-						char style[128], title[160], spec[256];
-						int b = -1;
-
-						for (i = 0; i < nsec; i++) {
-							struct series *x = run_find(&src[s].run, kn, fss[fi], modes[m], job,
-										    sections[i], metric);
-							struct sample_stats st;
-
-							if (!x || !x->n)
-								continue;
-							if (b < 0)
-								b = plot_block(&pl);
-							sample_stats_of(x->v, x->n, &st);
-							plot_data(&pl, "%.3f %g %g %g",
-								  i + (line + 0.5) / nlines * 0.8 - 0.4, st.median, st.min, st.max);
-						}
-						if (b < 0)
-							continue;
-						plot_block_end(&pl);
-						line_style(modes[m], variant_of(src, s, kn), style, sizeof(style));
-						line_title(src, nsrc, s, kn, modes[m], title, sizeof(title));
-						snprintf(spec, sizeof(spec), "using 1:2:3:4 with yerrorbars %s", style);
-						plot_series(&pl, b, spec, title);
-						line++;
-					}
-			}
+			plot_block_end(&pl);
+			line_style(ln->mode, variant_of(src, ln->src, ln->kernel), style, sizeof(style));
+			line_title(src, nsrc, ln->src, ln->kernel, ln->mode, title, sizeof(title));
+			snprintf(spec, sizeof(spec), "using 1:2:3:4 with yerrorbars %s", style);
+			plot_series(&pl, b, spec, title);
 		}
 		figure_done(out, &pl);
 	}
