@@ -588,18 +588,25 @@ int cmd_crashtest(int argc, char **argv)
 			return 2;
 		}
 	}
-	{
-		int given = 0;
+	if (!run_id[0]) {
+		time_t t = time(NULL);
 
-		for (i = 1; i < argc; i++)
-			given |= !strcmp(argv[i], "--run-id");
-		if (!given) {
-			time_t t = time(NULL);
-
-			strftime(run_id, sizeof(run_id), "%Y%m%d-%H%M%S-crash", localtime(&t));
-		}
+		strftime(run_id, sizeof(run_id), "%Y%m%d-%H%M%S-crash", localtime(&t));
 	}
 	snprintf(run_dir, sizeof(run_dir), "%s/%s", results, run_id);
+	snprintf(path, sizeof(path), "%s/run.json", run_dir);
+	if (!access(path, F_OK)) {
+		fprintf(stderr, "crashtest: run %s exists: give another --run-id\n", run_id);
+		return 2;
+	}
+	/* Every filesystem is checked before any scenario runs. */
+	fsl = strdup(fss);
+	for (tok = strtok_r(fsl, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save))
+		if (strcmp(tok, "ext4") && strcmp(tok, "xfs")) {
+			fprintf(stderr, "crashtest: unknown filesystem '%s' (ext4, xfs)\n", tok);
+			return 2;
+		}
+	free(fsl);
 	/* What ran where, as bench records it: reports read it. */
 	snprintf(path, sizeof(path), "mkdir -p '%s/crash'", run_dir);
 	if (system(path) != 0) {
@@ -641,10 +648,6 @@ int cmd_crashtest(int argc, char **argv)
 	}
 	fsl = strdup(fss);
 	for (tok = strtok_r(fsl, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save)) {
-		if (strcmp(tok, "ext4") && strcmp(tok, "xfs")) {
-			fprintf(stderr, "crashtest: unknown filesystem '%s' (ext4, xfs)\n", tok);
-			return 2;
-		}
 		for (i = 0; i < ns; i++) {
 			json_t *row;
 

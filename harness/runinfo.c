@@ -42,8 +42,8 @@ json_t *run_environment(void)
 	if (p)
 		fclose(p);
 	uname(&u);
-	return json_pack("{s:{s:s, s:b}, s:{s:s, s:s, s:s}, s:s, s:i}",
+	return json_pack("{s:{s:s, s:b}, s:{s:s, s:s, s:s}, s:s, s:I}",
 			 "qemu", "version", qver, "plugin_api_v4", qemu_has_plugin_api_v4(qver),
 			 "host", "cpu", cpu, "kernel", u.release, "nodename", u.nodename,
-			 "git", rev, "date", (int)time(NULL));
+			 "git", rev, "date", (json_int_t)time(NULL));
 }

@@ -141,6 +141,13 @@ int compare_runs(const char *const *dirs, int n, FILE *out)
 	fprintf(out, "runs:\n");
 	for (i = 0; i < n; i++)
 		fprintf(out, "  %c  %s\n", 'A' + i, run_label(&runs[i], label, sizeof(label)));
+	for (i = 1; i < n; i++)
+		if (strcmp(json_string_value(json_path(runs[i].info, "accel.name")) ?: "",
+			   json_string_value(json_path(runs[0].info, "accel.name")) ?: "")) {
+			fprintf(out, "note: the runs used different accelerators (TCG and KVM): compare their counts, "
+				     "not their times\n");
+			break;
+		}
 	fprintf(out, "median over repetitions; %%: change against A; * = beyond noise "
 		     "(means differ by more than the sum of 95%% CI half-widths)\n\n");
 	fprintf(out, "%-58s %12s", "cell", "A");

@@ -33,6 +33,7 @@ static const struct {
 /* Latency percentiles of one (source, kernel, fs, mode, section), per repetition. */
 struct curve {
 	int src;
+	size_t seq;			/* order of first appearance: the last tie-break */
 	char kernel[64], fs[16], mode[24], section[64], method[16];
 	double dirty;			/* pages per persist call */
 	double v[NPCT][SERIES_MAX_REPS];
@@ -70,6 +71,7 @@ static struct curve *curve_get(struct curves *cs, json_t *cell, const char *sect
 	}
 	c = &cs->c[cs->n++];
 	memset(c, 0, sizeof(*c));
+	c->seq = cs->n;
 	c->src = cs->src;
 	snprintf(c->kernel, sizeof(c->kernel), "%s", k);
 	snprintf(c->fs, sizeof(c->fs), "%s", fs);
@@ -126,7 +128,9 @@ static int by_line(const void *a, const void *b)
 		return x->src - y->src;
 	if ((d = strcmp(x->kernel, y->kernel)))
 		return d;
-	return mode_rank(x->mode) - mode_rank(y->mode);
+	if ((d = mode_rank(x->mode) - mode_rank(y->mode)))
+		return d;
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 static void collect_all(struct source *src, int nsrc, struct curves *cs, const char *job, const char *lat)
@@ -134,9 +138,10 @@ static void collect_all(struct source *src, int nsrc, struct curves *cs, const c
 	memset(cs, 0, sizeof(*cs));
 	cs->job = job;
 	cs->lat = lat;
+	/* cs->src tells collect() which source the sections come from. */
 	for (cs->src = 0; cs->src < nsrc; cs->src++)
 		if (src[cs->src].run.info)
-			run_foreach_section(&src[cs->src].run, collect, cs);
+			run_foreach_section(&src[cs->src].run, collect, cs, 0);
 	qsort(cs->c, cs->n, sizeof(*cs->c), by_line);
 }
 
@@ -200,6 +205,10 @@ static void safe_name(char *buf, size_t size, const char *fmt, const char *a, co
 			buf[i] = '_';
 }
 
+/*
+ * The next free figure, not yet counted: figure_done() counts it once
+ * gnuplot has drawn it, so a failed plot leaves no entry behind.
+ */
 static struct figure *figure_new(struct figures *out, const char *group)
 {
 	struct figure *f;
@@ -248,8 +257,21 @@ static int is_tcg(struct source *src, int nsrc)
 	return tcg;
 }
 
+static int accels_differ(struct source *src, int nsrc)
+{
+	int i;
+
+	for (i = 1; i < nsrc; i++)
+		if (strcmp(json_string_value(json_path(src[i].run.info, "accel.name")) ?: "",
+			   json_string_value(json_path(src[0].run.info, "accel.name")) ?: ""))
+			return 1;
+	return 0;
+}
+
 static const char *time_kind(struct source *src, int nsrc)
 {
+	if (accels_differ(src, nsrc))
+		return "The runs used different accelerators: their times are not comparable with each other";
 	return is_tcg(src, nsrc) ? "Times are TCG-emulated ns: compare the lines with each other, not with hardware" :
 				   "Times are ns under KVM";
 }
@@ -516,7 +538,7 @@ static void crash_plot(struct source *src, int nsrc, const char *dir, struct fig
 
 	for (s = 0; s < nsrc; s++)
 		any |= json_array_size(json_object_get(src[s].crash, "scenarios")) > 0;
-	if (!any || !(f = figure_new(out, "Crash verdicts")))
+	if (!any || !(f = figure_new(out, CRASH_GROUP)))
 		return;
 	snprintf(f->name, sizeof(f->name), "crash-verdicts");
 	snprintf(f->title, sizeof(f->title), "Crash image verdicts per scenario and filesystem");

@@ -26,6 +26,8 @@ struct figure {
 };
 
 #define FIGURES_MAX 96
+/* The group of the crash verdict plot: reports show it beside the verdict matrix. */
+#define CRASH_GROUP "Crash verdicts"
 
 struct figures {
 	struct figure f[FIGURES_MAX];

@@ -116,8 +116,9 @@ static int run_gnuplot(const char *dir, const char *script, const char *errpath)
 			dup2(fd, 2);
 			dup2(fd, 1);
 		}
-		if (chdir(dir) == 0)
-			execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		if (chdir(dir) < 0)
+			_exit(126);
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
 		_exit(127);
 	}
 	if (waitpid(pid, &status, 0) < 0)
@@ -154,6 +155,8 @@ int plot_end(struct plot *p)
 		while (e && fgets(tmp, sizeof(tmp), e))
 			if (strspn(tmp, " \t\n^") != strlen(tmp))
 				snprintf(line, sizeof(line), "%.*s", (int)strcspn(tmp, "\n"), tmp);
+		if (!line[0])
+			snprintf(line, sizeof(line), rc == 126 ? "cannot enter the directory" : "exit status %d", rc);
 		fprintf(stderr, "report: gnuplot failed on %s/%s.gp: %s\n", p->dir, p->name, line);
 	}
 	if (e)

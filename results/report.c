@@ -35,14 +35,25 @@ static const char page_style[] =
 static int source_load(const char *dir, struct source *s)
 {
 	char path[1200];
+	json_error_t err;
 	struct stat st;
 
 	memset(s, 0, sizeof(*s));
 	snprintf(path, sizeof(path), "%s/crash/summary.json", dir);
-	s->crash = json_load_file(path, 0, NULL);
+	if (stat(path, &st) == 0 && !(s->crash = json_load_file(path, 0, &err))) {
+		fprintf(stderr, "%s: unreadable (%s): the crash test was cut off mid-write or the file was edited\n",
+			path, err.text);
+		return -1;
+	}
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	if (stat(path, &st) == 0 || !s->crash)
-		return run_load(dir, &s->run) < 0 ? (json_decref(s->crash), -1) : 0;
+	if (stat(path, &st) == 0 || !s->crash) {
+		if (run_load(dir, &s->run) < 0) {
+			json_decref(s->crash);
+			return -1;
+		}
+		return 0;
+	}
+	/* A crash run made before crashtest wrote run.json. */
 	snprintf(s->run.dir, sizeof(s->run.dir), "%s", dir);
 	return 0;
 }
@@ -149,10 +160,18 @@ static void describe(struct source *s, FILE *out, enum table_format fmt)
 		}
 	}
 	if (s->crash) {
-		ROW("crash test", "kernel %s, accelerator %s, %lld images in %.0f s%s", jstr(s->crash, "kernel"),
-		    jstr(s->crash, "accel"), (long long)json_integer_value(json_object_get(s->crash, "images")),
-		    json_number_value(json_object_get(s->crash, "seconds")),
-		    json_is_true(json_object_get(s->crash, "complete")) ? "" : " (INCOMPLETE: the run was interrupted)");
+		long long images = 0;
+
+		/* An interrupted run's partial summary has only its finished scenarios. */
+		json_array_foreach(json_object_get(s->crash, "scenarios"), i, patch)
+			images += json_integer_value(json_object_get(patch, "images"));
+		if (json_is_true(json_object_get(s->crash, "complete")))
+			ROW("crash test", "kernel %s, accelerator %s, %lld images in %.0f s", jstr(s->crash, "kernel"),
+			    jstr(s->crash, "accel"), images, json_number_value(json_object_get(s->crash, "seconds")));
+		else
+			ROW("crash test", "kernel %s, accelerator %s, %lld images; INCOMPLETE: the run was interrupted "
+			    "after %zu scenarios", jstr(s->crash, "kernel"), jstr(s->crash, "accel"), images,
+			    json_array_size(json_object_get(s->crash, "scenarios")));
 	}
 	table_end(&t);
 #undef ROW
@@ -178,8 +197,9 @@ static int inline_svg(FILE *out, const char *dir, const char *name)
 			if (!strncmp(p, "id='gp", 6) || !strncmp(p, "id=\"gnuplot", 11)) {
 				fprintf(out, "id=%c%s-", p[3], name);
 				p += 4;
-			} else if (!strncmp(p, "'#gp", 4)) {
-				fprintf(out, "'#%s-", name);
+			} else if (!strncmp(p, "'#gp", 4) || !strncmp(p, "(#gp", 4)) {
+				/* href='#gpPt1' and fill='url(#gpPat1)' */
+				fprintf(out, "%c#%s-", *p, name);
 				p += 2;
 			} else {
 				fputc(*p++, out);
@@ -190,8 +210,9 @@ static int inline_svg(FILE *out, const char *dir, const char *name)
 	return 0;
 }
 
+/* The figures of group only (NULL: any) but not of group except (NULL: none). */
 static void figures_out(struct figures *figs, const char *dir, FILE *out, enum table_format fmt,
-			const char *only_group, int exclude)
+			const char *only, const char *except)
 {
 	const char *group = "";
 	const char *said = "";
@@ -201,7 +222,7 @@ static void figures_out(struct figures *figs, const char *dir, FILE *out, enum t
 		struct figure *f = &figs->f[i];
 		int caption;
 
-		if (only_group && (strcmp(f->group, only_group) == 0) == exclude)
+		if ((only && strcmp(f->group, only)) || (except && !strcmp(f->group, except)))
 			continue;
 		if (strcmp(group, f->group)) {
 			group = f->group;
@@ -279,20 +300,25 @@ static void report_body(struct source *s, struct figures *figs, const char *dir,
 	if (s->run.n) {
 		heading(out, fmt, 2, "Plots");
 		plots_warning(figs, out, fmt);
-		figures_out(figs, dir, out, fmt, "Crash verdicts", 1);
+		figures_out(figs, dir, out, fmt, NULL, CRASH_GROUP);
 		heading(out, fmt, 2, "Bench tables");
 		table_note(out, fmt, "Cells: median [min-max] over repetitions; xR = ratio to shared; * = beyond noise "
 				     "(the means differ by more than the sum of their 95% confidence half-widths, "
 				     "mmtests' rule). Times under TCG are emulated: read them as ratios.");
 		summary_tables(&s->run, out, fmt);
+	} else if (json_object_get(s->run.info, "reps")) {
+		table_note(out, fmt, "No bench results: cells/ holds no readable cell. An interrupted run is finished with "
+				     "make bench RESUME=<run-id>.");
 	}
 	if (s->crash) {
 		heading(out, fmt, 2, "Crash verdicts");
+		if (!s->run.n)
+			plots_warning(figs, out, fmt);
 		table_note(out, fmt, "intact: every acknowledged record read back whole; lost: an acknowledged record "
 				     "is gone; torn: a record is partly written; fs-corrupt: fsck found damage or the "
-				     "image did not mount. 'may-lose' scenarios are allowed to lose acknowledged data.");
+				     "image did not mount. 'may-lose' scenarios are allowed to lose or tear acknowledged records.");
 		verdict_matrix(json_object_get(s->crash, "scenarios"), out, fmt, NULL);
-		figures_out(figs, dir, out, fmt, "Crash verdicts", 0);
+		figures_out(figs, dir, out, fmt, CRASH_GROUP, NULL);
 	}
 }
 
@@ -344,6 +370,8 @@ int report_run(const char *run_dir, char *html, size_t size)
 	if (make_dir(dir) < 0)
 		goto out;
 	figures_make(&s, 1, dir, figs);
+	if (!s.run.n && json_object_get(s.run.info, "reps"))
+		fprintf(stderr, "report: %s has no readable cells: the report has no bench tables or plots\n", run_dir);
 
 	snprintf(path, sizeof(path), "%s/report.md", dir);
 	if (!(f = open_out(path)))
@@ -416,7 +444,7 @@ int report_compare(const char *const *dirs, int n, const char *out_dir, char *ht
 	fputs("</pre>\n", f);
 	heading(f, TABLE_HTML, 2, "Plots, runs overlaid");
 	plots_warning(figs, f, TABLE_HTML);
-	figures_out(figs, out_dir, f, TABLE_HTML, NULL, 0);
+	figures_out(figs, out_dir, f, TABLE_HTML, NULL, NULL);
 	html_foot(f);
 	if (close_out(f, path) < 0)
 		goto out;

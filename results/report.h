@@ -10,9 +10,13 @@
 
 #include <stddef.h>
 
-/* RUN_DIR/report/. On success 0 and the path of index.html in html. */
+/*
+ * RUN_DIR/report/: 0 and the path of index.html in html; 1 when the page was
+ * written but some plots could not be drawn (each said why); -1 with one
+ * error line when nothing was written.
+ */
 int report_run(const char *run_dir, char *html, size_t size);
-/* A comparison page in out_dir: the compare table and the runs' plots overlaid. */
+/* A comparison page in out_dir: the compare table and the runs' plots overlaid; returns as above. */
 int report_compare(const char *const *dirs, int n, const char *out_dir, char *html, size_t size);
 
 #endif

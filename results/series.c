@@ -159,7 +159,7 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-int run_foreach_section(const struct run *r, section_fn fn, void *ctx)
+void run_foreach_section(const struct run *r, section_fn fn, void *ctx, int say_skipped)
 {
 	struct dirent **names;
 	char path[2048];
@@ -177,7 +177,7 @@ int run_foreach_section(const struct run *r, section_fn fn, void *ctx)
 			snprintf(path, sizeof(path), "%s/cells/%s", r->dir, names[i]->d_name);
 			/* One cell at a time: a full run's cells hold tens of MiB. */
 			cell = json_load_file(path, 0, &err);
-			if (!cell)
+			if (!cell && say_skipped)
 				fprintf(stderr, "%s: skipped (%s)\n", path, err.text);
 			json_array_foreach(json_object_get(cell, "reps"), k, rep)
 				json_array_foreach(json_object_get(json_object_get(rep, "result"), "jobs"), j, section)
@@ -189,7 +189,6 @@ int run_foreach_section(const struct run *r, section_fn fn, void *ctx)
 	}
 	if (n >= 0)
 		free(names);
-	return n < 0 ? 0 : n;
 }
 
 int run_load(const char *dir, struct run *r)
@@ -208,9 +207,12 @@ int run_load(const char *dir, struct run *r)
 	if (json_integer_value(json_object_get(r->info, "schema")) != RUN_SCHEMA) {
 		fprintf(stderr, "%s: run schema %lld, this tool reads schema %d: use the harness version that wrote it\n", dir,
 			(long long)json_integer_value(json_object_get(r->info, "schema")), RUN_SCHEMA);
+		json_decref(r->info);
+		r->info = NULL;
 		return -1;
 	}
-	run_foreach_section(r, add_section, r);
+	/* Unreadable cells are said here, once, not by every later pass. */
+	run_foreach_section(r, add_section, r, 1);
 	return 0;
 }
 

@@ -45,10 +45,10 @@ int run_load(const char *dir, struct run *r);
 void run_free(struct run *r);
 /*
  * Call fn for every job section of every repetition of every cell, one cell
- * document in memory at a time. Returns the number of cell files seen.
+ * document in memory at a time; say_skipped prints a line per unreadable cell.
  */
 typedef void (*section_fn)(void *ctx, json_t *cell, json_t *section);
-int run_foreach_section(const struct run *r, section_fn fn, void *ctx);
+void run_foreach_section(const struct run *r, section_fn fn, void *ctx, int say_skipped);
 /* The series for these keys, or NULL. */
 struct series *run_find(struct run *r, const char *kernel, const char *fs, const char *mode,
 			const char *job, const char *section, const char *metric);

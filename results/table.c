@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* One table, three renderings: see table.h. */
+#include <ctype.h>
 #include <string.h>
 
 #include "table.h"
@@ -17,17 +18,20 @@ void html_escape(FILE *out, const char *s)
 		}
 }
 
-/* Markdown cells cannot hold '|'; nothing we print needs one. */
+/* A '|' would end the cell. */
 static void md_cell(FILE *out, const char *s)
 {
-	for (; *s; s++)
-		fputc(*s == '|' ? '/' : *s, out);
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', out);
+		fputc(*s, out);
+	}
 }
 
 /* Figures ("52.7k [52.2k-70.8k] x1.31*") align right; words wrap. */
 static int is_number(const char *s)
 {
-	return strchr("0123456789", s[0]) && s[strspn(s, "0123456789.-+kMGT[]x*% ")] == '\0';
+	return isdigit((unsigned char)s[0]) && s[strspn(s, "0123456789.-+kMGT[]x*% ")] == '\0';
 }
 
 static void row(struct table *t, const char *const *cells, int header)
@@ -53,7 +57,7 @@ static void row(struct table *t, const char *const *cells, int header)
 		fputs("|\n", t->out);
 		if (header) {
 			for (i = 0; i < t->ncols; i++)
-				fputs(i ? "|---:" : "|:---", t->out);
+				fputs("|:---", t->out);
 			fputs("|\n", t->out);
 		}
 		break;

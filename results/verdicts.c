@@ -19,10 +19,16 @@ static const char *str(json_t *o, const char *key)
 
 const char *verdict_result(json_t *row)
 {
+	long long lost, torn;
+
 	if (json_array_size(json_object_get(row, "unexpected_images")))
 		return "UNEXPECTED: see the image JSONs";
-	if (num(json_object_get(row, "verdicts"), "lost"))
-		return "as allowed: acknowledged data was lost";
+	lost = num(json_object_get(row, "verdicts"), "lost");
+	torn = num(json_object_get(row, "verdicts"), "torn");
+	if (lost && torn)
+		return "as allowed: acknowledged records were lost and torn";
+	if (lost || torn)
+		return lost ? "as allowed: acknowledged records were lost" : "as allowed: acknowledged records were torn";
 	return "as expected";
 }
 

@@ -35,6 +35,15 @@ tap_ok $? "runs with no common cell are refused in one line"
 ! make -s compare 2>"$RUNS/compare.err" >/dev/null && grep -q 'give two runs' "$RUNS/compare.err"
 tap_ok $? "make compare without runs says what to give"
 
+# Runs under different accelerators: the table says times do not compare.
+rm -rf "$RUNS/acc-a" "$RUNS/acc-b"
+cp -r $fx/a "$RUNS/acc-a" && cp -r $fx/b "$RUNS/acc-b"
+jq '.accel = {"name": "tcg"}' $fx/a/run.json >"$RUNS/acc-a/run.json"
+jq '.accel = {"name": "kvm"}' $fx/b/run.json >"$RUNS/acc-b/run.json"
+"$H" compare "$RUNS/acc-a" "$RUNS/acc-b" 2>&1 | grep -q '^note: the runs used different accelerators' &&
+	! grep -q '^note:' "$RUNS/compare.out"
+tap_ok $? "a TCG run against a KVM run is noted above the table (and only then)"
+
 # One run of two kernels (e holds a's and b's cells) compares its kernels:
 # the same table as a against b, but for the run names.
 "$H" compare $fx/e >"$RUNS/compare-e.out" 2>"$RUNS/compare.err"
