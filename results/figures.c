@@ -194,6 +194,18 @@ static int variant_of(struct source *src, int s, const char *kernel)
 	return s * 3 + kernel_index(src, s, kernel);
 }
 
+/* One line of a plot over block b: coloured by mode, titled by source, kernel and mode. */
+static void add_line(struct plot *pl, struct source *src, int nsrc, int s, const char *kernel, const char *mode,
+		     int b, const char *how)
+{
+	char style[128], title[160], spec[256];
+
+	line_style(mode, variant_of(src, s, kernel), style, sizeof(style));
+	line_title(src, nsrc, s, kernel, mode, title, sizeof(title));
+	snprintf(spec, sizeof(spec), "using %s %s", how, style);
+	plot_series(pl, b, spec, title);
+}
+
 static void safe_name(char *buf, size_t size, const char *fmt, const char *a, const char *b)
 {
 	size_t i;
@@ -286,7 +298,6 @@ static void fault_cdfs(struct source *src, int nsrc, const char *dir, struct fig
 	for (i = 0; i < cs.n; i++) {
 		struct figure *f;
 		struct plot pl;
-		char style[128], title[160], spec[256];
 
 		if (seen(cs.c, i, 0) || !(f = figure_new(out, "First-touch fault latency")))
 			continue;
@@ -315,10 +326,7 @@ static void fault_cdfs(struct source *src, int nsrc, const char *dir, struct fig
 				plot_data(&pl, "%.0f %s", st.median, pct_keys[p]);
 			}
 			plot_block_end(&pl);
-			line_style(c->mode, variant_of(src, c->src, c->kernel), style, sizeof(style));
-			line_title(src, nsrc, c->src, c->kernel, c->mode, title, sizeof(title));
-			snprintf(spec, sizeof(spec), "using 1:2 with linespoints %s", style);
-			plot_series(&pl, b, spec, title);
+			add_line(&pl, src, nsrc, c->src, c->kernel, c->mode, b, "1:2 with linespoints");
 		}
 		figure_done(out, &pl);
 	}
@@ -363,7 +371,6 @@ static void persist_plots(struct source *src, int nsrc, const char *dir, struct 
 		/* One line per (source, kernel, mode), its points in dirty-set order. */
 		for (k = i; k < cs.n; k++) {
 			struct curve *c = &cs.c[k];
-			char style[128], title[160], spec[256];
 			size_t n = 0;
 			int b;
 
@@ -390,10 +397,7 @@ static void persist_plots(struct source *src, int nsrc, const char *dir, struct 
 				plot_data(&pl, "%g %.0f %.0f %.0f", line[j]->dirty, st.median, st.min, st.max);
 			}
 			plot_block_end(&pl);
-			line_style(c->mode, variant_of(src, c->src, c->kernel), style, sizeof(style));
-			line_title(src, nsrc, c->src, c->kernel, c->mode, title, sizeof(title));
-			snprintf(spec, sizeof(spec), "using 1:2:3:4 with yerrorlines %s", style);
-			plot_series(&pl, b, spec, title);
+			add_line(&pl, src, nsrc, c->src, c->kernel, c->mode, b, "1:2:3:4 with yerrorlines");
 		}
 		figure_done(out, &pl);
 	}
@@ -498,7 +502,6 @@ static void spread_plots(struct source *src, int nsrc, const char *dir, struct f
 		plot_set(&pl, "%s)", xt);
 		for (l = 0; l < nlines; l++) {
 			struct spread_line *ln = &lines[l];
-			char style[128], title[160], spec[256];
 			int b = plot_block(&pl);
 
 			for (i = 0; i < nsec; i++) {
@@ -513,10 +516,7 @@ static void spread_plots(struct source *src, int nsrc, const char *dir, struct f
 					  st.median, st.min, st.max);
 			}
 			plot_block_end(&pl);
-			line_style(ln->mode, variant_of(src, ln->src, ln->kernel), style, sizeof(style));
-			line_title(src, nsrc, ln->src, ln->kernel, ln->mode, title, sizeof(title));
-			snprintf(spec, sizeof(spec), "using 1:2:3:4 with yerrorbars %s", style);
-			plot_series(&pl, b, spec, title);
+			add_line(&pl, src, nsrc, ln->src, ln->kernel, ln->mode, b, "1:2:3:4 with yerrorbars");
 		}
 		figure_done(out, &pl);
 	}

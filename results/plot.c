@@ -70,16 +70,6 @@ int plot_block(struct plot *p)
 	return p->blocks++;
 }
 
-void plot_data(struct plot *p, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfprintf(p->f, fmt, ap);
-	va_end(ap);
-	fputc('\n', p->f);
-}
-
 void plot_block_end(struct plot *p)
 {
 	fputs("EOD\n", p->f);

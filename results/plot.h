@@ -24,7 +24,8 @@ int plot_begin(struct plot *p, const char *dir, const char *name, const char *ti
 void plot_set(struct plot *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A datablock: plot_block() returns its number; rows go in with plot_data(). */
 int plot_block(struct plot *p);
-void plot_data(struct plot *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A data row is a line of the script like any other. */
+#define plot_data plot_set
 void plot_block_end(struct plot *p);
 /* One clause of the plot command over a block: spec is "using 1:2 with lines". */
 void plot_series(struct plot *p, int block, const char *spec, const char *title);

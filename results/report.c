@@ -210,6 +210,17 @@ static int inline_svg(FILE *out, const char *dir, const char *name)
 	return 0;
 }
 
+static void heading(FILE *out, enum table_format fmt, int level, const char *text)
+{
+	if (fmt == TABLE_HTML) {
+		fprintf(out, "<h%d>", level);
+		html_escape(out, text);
+		fprintf(out, "</h%d>\n", level);
+	} else {
+		fprintf(out, "\n%.*s %s\n", level, "###", text);
+	}
+}
+
 /* The figures of group only (NULL: any) but not of group except (NULL: none). */
 static void figures_out(struct figures *figs, const char *dir, FILE *out, enum table_format fmt,
 			const char *only, const char *except)
@@ -227,13 +238,7 @@ static void figures_out(struct figures *figs, const char *dir, FILE *out, enum t
 		if (strcmp(group, f->group)) {
 			group = f->group;
 			said = "";
-			if (fmt == TABLE_HTML) {
-				fputs("<h3>", out);
-				html_escape(out, group);
-				fputs("</h3>\n", out);
-			} else {
-				fprintf(out, "\n### %s\n", group);
-			}
+			heading(out, fmt, 3, group);
 		}
 		/* A caption shared by a group's figures is said once. */
 		caption = strcmp(said, f->caption) != 0;
@@ -253,17 +258,6 @@ static void figures_out(struct figures *figs, const char *dir, FILE *out, enum t
 			if (caption)
 				fprintf(out, "\n*%s*\n", f->caption);
 		}
-	}
-}
-
-static void heading(FILE *out, enum table_format fmt, int level, const char *text)
-{
-	if (fmt == TABLE_HTML) {
-		fprintf(out, "<h%d>", level);
-		html_escape(out, text);
-		fprintf(out, "</h%d>\n", level);
-	} else {
-		fprintf(out, "\n%.*s %s\n", level, "###", text);
 	}
 }
 
