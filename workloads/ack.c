@@ -19,10 +19,16 @@ int ack_open(void)
 
 int ack(uint64_t seq, uint64_t off, size_t len)
 {
+	return ack_at(seq, off, len, NULL);
+}
+
+int ack_at(uint64_t seq, uint64_t off, size_t len, const void *addr)
+{
 	char line[128], want[64];
 
 	if (ack_open() < 0)
 		return -1;
+	ack_marker(seq, addr, len);
 	if (channel_printf(ack_fd, "ack %" PRIu64 " %" PRIu64 " %zu\n", seq, off, len) < 0 ||
 	    channel_read_line(ack_fd, line, sizeof(line)) < 0)
 		return -1;

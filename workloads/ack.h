@@ -22,6 +22,25 @@
 
 int ack_open(void);
 int ack(uint64_t seq, uint64_t off, size_t len);
+/*
+ * The same, naming where the record is mapped: under the ADR model
+ * (PLATFORM=adr) a crash image is taken at the moment of the claim, and a
+ * lost record is traced to the store whose line was dropped. ack() is
+ * ack_at() with no address.
+ */
+int ack_at(uint64_t seq, uint64_t off, size_t len, const void *addr);
+
+/*
+ * The ack marker: an instruction with no architectural effect (66 87 d2,
+ * xchg %dx,%dx) that the ADR model plugin (harness/plugins/adr-cache.c)
+ * recognises; rdi, rsi and rcx carry the sequence, address and length. It
+ * runs before the system call that carries the ack, so the kernel's own
+ * locked instructions on that path cannot fence what the program forgot to.
+ */
+static inline void ack_marker(uint64_t seq, const void *addr, size_t len)
+{
+	__asm__ volatile(".byte 0x66, 0x87, 0xd2" : : "D"(seq), "S"(addr), "c"(len) : "memory");
+}
 void ack_close(void);
 
 #endif

@@ -193,7 +193,8 @@ static int persist_batch(struct job_state *s)
 	lat_add(&s->plat, now_ns() - t0);
 	/* verify=1: acknowledge each record only now that it is persisted. */
 	for (i = 0; s->job->verify && i < s->npending; i++)
-		if (ack(s->pending[i].seq, s->pending[i].off, s->pending[i].len) < 0) {
+		if (ack_at(s->pending[i].seq, s->pending[i].off, s->pending[i].len,
+			   s->map + s->pending[i].off) < 0) {
 			fprintf(stderr, "pmem-writer: [%s] ack %llu failed\n", s->job->name, s->pending[i].seq);
 			return -1;
 		}
