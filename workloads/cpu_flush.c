@@ -56,7 +56,7 @@ static void flush_clflush(uintptr_t p, uintptr_t end)
 		_mm_clflush((void *)p);
 }
 
-void cpu_flush(const void *addr, size_t len)
+void cpu_writeback_unfenced(const void *addr, size_t len)
 {
 	uintptr_t p = (uintptr_t)addr & ~(uintptr_t)(CACHELINE - 1);
 	uintptr_t end = (uintptr_t)addr + len;
@@ -66,11 +66,16 @@ void cpu_flush(const void *addr, size_t len)
 	case FLUSH_CLFLUSHOPT: flush_clflushopt(p, end); break;
 	default: flush_clflush(p, end); break;
 	}
+}
+
+void cpu_flush(const void *addr, size_t len)
+{
+	cpu_writeback_unfenced(addr, len);
 	/* clflush is ordered by itself; the others need the fence. */
 	_mm_sfence();
 }
 
-void cpu_ntstore_copy(void *dst, const void *src, size_t len)
+void cpu_ntstore_copy_unfenced(void *dst, const void *src, size_t len)
 {
 	unsigned char *d = dst;
 	const unsigned char *s = src;
@@ -94,5 +99,10 @@ void cpu_ntstore_copy(void *dst, const void *src, size_t len)
 		memcpy(d, s, len);
 		cpu_flush(d, len);
 	}
+}
+
+void cpu_ntstore_copy(void *dst, const void *src, size_t len)
+{
+	cpu_ntstore_copy_unfenced(dst, src, len);
 	_mm_sfence();
 }

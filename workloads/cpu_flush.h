@@ -17,5 +17,12 @@ const char *cpu_flush_insn(void);
 void cpu_flush(const void *addr, size_t len);
 /* Copy with non-temporal stores, then sfence. */
 void cpu_ntstore_copy(void *dst, const void *src, size_t len);
+/*
+ * The same without the closing sfence: for the planted bugs the crash tester
+ * must catch (persist=clwb-nofence, persist=ntstore-nofence). Nothing else
+ * should call these.
+ */
+void cpu_writeback_unfenced(const void *addr, size_t len);
+void cpu_ntstore_copy_unfenced(void *dst, const void *src, size_t len);
 
 #endif
