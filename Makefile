@@ -1,7 +1,8 @@
 # MAP_PMEM_AWARE benchmarking and crash-injection harness.
 #
 #   make bench       the benchmark matrix and its summary (QUICK=1: a first look)
-#   make crashtest   simulated power loss, verdict per crash image (PROGRAM=...)
+#   make crashtest   simulated power loss, verdict per crash image (PROGRAM=..., PLATFORM=adr)
+#   make adr-cost    what the ADR cache model costs a guest
 #   make test        unit tests + guest tests (builds what it needs)
 #   make kernels     every kernel flavour in vm-images/flavours
 #   make images      the guest initramfs and golden ext4/xfs NVDIMM images
@@ -29,6 +30,7 @@ HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-
 	       harness/cmd-summary.c harness/cmd-compare.c harness/cmd-report.c harness/vm.c harness/qemu.c harness/qmp.c \
 	       harness/console.c harness/accel.c harness/jsonio.c harness/textfile.c harness/runinfo.c \
 	       harness/cmd-crashtest.c crash-inject/image.c crash-inject/judge.c \
+	       crash-inject/adr.c crash-inject/attribute.c crash-inject/symbolize.c \
 	       results/series.c results/stats.c results/summary.c results/compare.c results/table.c \
 	       results/verdicts.c results/plot.c results/figures.c results/report.c
 HARNESS_HDR := $(wildcard harness/*.h results/*.h crash-inject/*.h)
@@ -52,7 +54,7 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 
 include harness/plugins/Makefile.inc
 
-.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare report
+.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare report adr-cost
 all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
@@ -69,7 +71,7 @@ setup:
 
 $(BUILD_DIR)/pmem-harness: $(HARNESS_SRC) $(HARNESS_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $(HARNESS_SRC) -ljansson -lm
+	$(CC) $(CFLAGS) -o $@ $(HARNESS_SRC) -ljansson -lxxhash -lm
 
 $(BUILD_DIR)/guest/pmem-agent: workloads/agent.c workloads/channel.c workloads/channel.h
 	@mkdir -p $(@D)
@@ -148,8 +150,9 @@ bench:
 		$(if $(JOBS),--jobs "$(JOBS)") $(if $(REPS),--reps $(REPS)) \
 		$(if $(RESUME),--resume $(RESUME))
 
-# make crashtest [FS="ext4 xfs"] [SCENARIOS="..."] [KEEP=1]
-# make crashtest PROGRAM=prog.c [CHECK=check.c] [MODE=aware] [FS=ext4]
+# make crashtest [FS="ext4 xfs"] [SCENARIOS="..."] [PLATFORM=eadr|adr] [KEEP=1]
+#                [SUBSETS=N] [FENCE_POINTS=N]
+# make crashtest PROGRAM=prog.c [CHECK=check.c] [MODE=aware] [FS=ext4] [PLATFORM=adr]
 crashtest:
 	vm-images/setup-host.sh
 	$(MAKE) all images
@@ -157,7 +160,12 @@ crashtest:
 	$(BUILD_DIR)/pmem-harness crashtest $(if $(FS),--fs "$(FS)") $(if $(ACCEL),--accel $(ACCEL)) \
 		$(if $(SCENARIOS),--scenarios "$(SCENARIOS)") $(if $(KEEP),--keep) \
 		$(if $(PROGRAM),--program "$(PROGRAM)") $(if $(CHECK),--check "$(CHECK)") \
-		$(if $(MODE),--mode "$(MODE)")
+		$(if $(MODE),--mode "$(MODE)") $(if $(PLATFORM),--platform $(PLATFORM)) \
+		$(if $(SUBSETS),--subsets $(SUBSETS)) $(if $(FENCE_POINTS),--fence-points $(FENCE_POINTS))
+
+# make adr-cost [JOB=file.fio] [REPS=3]: what the ADR model costs a guest (TCG)
+adr-cost: all images
+	crash-inject/adr-cost.sh $(or $(JOB),workloads/crash/alloc-clwb.fio) $(or $(REPS),3)
 
 # make compare A=results/runs/X B=results/runs/Y [C=...] [HTML=dir] (run ids work too)
 # make compare A=<run of several kernels>: its kernels side by side

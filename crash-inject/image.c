@@ -2,12 +2,14 @@
 /* Crash images of the emulated NVDIMM: see image.h. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "image.h"
 
@@ -107,4 +109,62 @@ off_t image_allocated(const char *path)
 	struct stat st;
 
 	return stat(path, &st) < 0 ? -1 : (off_t)st.st_blocks * 512;
+}
+
+void image_sum_block(struct image_sum *s, uint64_t off, const unsigned char *block, int sign)
+{
+	static const unsigned char zero[IMAGE_BLOCK];
+	XXH128_hash_t h;
+
+	if (!memcmp(block, zero, IMAGE_BLOCK))
+		return; /* a zero block counts as a hole */
+	h = XXH3_128bits_withSeed(block, IMAGE_BLOCK, off);
+	s->hi += sign * h.high64;
+	s->lo += sign * h.low64;
+}
+
+int image_sum(const char *path, struct image_sum *sum)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	static unsigned char buf[1 << 20];
+	struct stat st;
+	off_t pos = 0;
+	int ret = -1;
+
+	memset(sum, 0, sizeof(*sum));
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size % IMAGE_BLOCK)
+		goto out;
+	while (pos < st.st_size) {
+		off_t data = lseek(fd, pos, SEEK_DATA), hole;
+
+		if (data < 0)
+			break; /* ENXIO: only a hole is left */
+		data &= ~(off_t)(IMAGE_BLOCK - 1);
+		hole = lseek(fd, data, SEEK_HOLE);
+		if (hole < 0)
+			goto out;
+		hole = (hole + IMAGE_BLOCK - 1) & ~(off_t)(IMAGE_BLOCK - 1);
+		for (off_t o = data; o < hole;) {
+			ssize_t n = pread(fd, buf, hole - o < (off_t)sizeof(buf) ? hole - o : (off_t)sizeof(buf), o);
+
+			if (n <= 0 || n % IMAGE_BLOCK)
+				goto out;
+			for (ssize_t b = 0; b < n; b += IMAGE_BLOCK)
+				image_sum_block(sum, o + b, buf + b, 1);
+			o += n;
+		}
+		pos = hole;
+	}
+	ret = 0;
+out:
+	if (ret < 0)
+		fprintf(stderr, "crash image: hashing %s: %s\n", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+void image_sum_hex(const struct image_sum *s, char *hex, size_t hexsz)
+{
+	snprintf(hex, hexsz, "%016llx%016llx", (unsigned long long)s->hi, (unsigned long long)s->lo);
 }

@@ -33,8 +33,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../crash-inject/adr.h"
+#include "../crash-inject/attribute.h"
 #include "../crash-inject/image.h"
 #include "../crash-inject/judge.h"
+#include "../crash-inject/symbolize.h"
 #include "../results/series.h"
 #include "../results/verdicts.h"
 #include "accel.h"
@@ -44,37 +47,59 @@
 #include "textfile.h"
 #include "vm.h"
 
-#define MAX_IMAGES 200
+#define MAX_IMAGES 4000
+#define MAX_POINTS 96
 #define CHECK_BOOT_TIMEOUT 120
 /* Seconds one image may take in the checker; PMEM_CHECK_IMAGE_TIMEOUT overrides. */
 #define CHECK_IMAGE_TIMEOUT 60
 
 struct scenario {
-	char name[64], job[256], mode[24], expect[16];
+	char name[64], job[256], mode[24], platform[8], expect[16];
 };
 
 struct image {
 	char path[1024];
 	size_t acked;		/* acks logged before it was taken */
-	const char *why;	/* "ack", "time", "kill" */
+	const char *why;	/* "ack", "time", "kill", "fence" */
 	json_t *verdict;
+	/* ADR: the crash point it comes from and which pending lines it keeps */
+	int point;		/* -1: an eADR image */
+	char variant[8];	/* "eadr" (all kept), "adr" (none), "sNN" (a subset) */
+	unsigned char *keep;	/* per pending line of the point; NULL: see variant */
+	int same_as;		/* index of the identical image checked instead, or -1 */
+	char hash[40];
 };
+
+struct crash_run;
+static int write_image(const struct crash_run *c, const struct image *im, const char *dst, int create);
 
 struct crash_run {
 	/* options */
 	const char *build, *accel, *kernel, *checker_kernel;
 	unsigned int seed;
 	int min_images, keep;
+	const char *platform;		/* "eadr" or "adr" for this scenario */
+	struct adr_params adr;
+	const char *adr_plugin;		/* build/plugins/adr-cache.so */
 	/* one scenario x fs */
 	char dir[1024];
 	FILE *ack_log;
 	struct ack_rec *acks;
+	struct adr_record *records;	/* ADR: where acks[i] lies in the region */
 	size_t nacks, cap;
-	struct image images[MAX_IMAGES];
+	struct image *images;
 	size_t nimages;
 	size_t next_ack_crash;	/* take an image after this many acks */
 	double next_time_crash;
 	int done;
+	/* the ADR model of the writer guest */
+	struct adr_model model;
+	struct adr_point points[MAX_POINTS];
+	size_t npoints;
+	int base_checked;
+	char model_error[256];
+	struct adr_record last_rec;	/* the last ack point's record */
+	int have_last_rec;
 	/* a user's program and checker (static binaries), or NULL */
 	const char *program, *check;
 	/* checker */
@@ -103,21 +128,44 @@ static int load_scenarios(struct scenario *s, int max)
 		return -1;
 	}
 	while (n < max && fgets(line, sizeof(line), f))
-		if (line[0] != '#' && sscanf(line, "%63s %255s %23s %15s", s[n].name, s[n].job,
-					     s[n].mode, s[n].expect) == 4)
+		if (line[0] != '#' && sscanf(line, "%63s %255s %23s %7s %15s", s[n].name, s[n].job,
+					     s[n].mode, s[n].platform, s[n].expect) == 5)
 			n++;
 	fclose(f);
 	return n;
 }
 
-/* Pause, copy, resume: one crash image. */
-static void take_image(struct crash_run *c, struct vm *vm, const char *why, int paused_already)
+/* Whether word is one of the words of list (spaces or commas). */
+static int in_list(const char *list, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)); p += len)
+		if ((p == list || strchr(" ,", p[-1])) && strchr(" ,", p[len]))
+			return 1;
+	return 0;
+}
+
+static struct image *new_image(struct crash_run *c)
 {
 	struct image *im;
 
 	if (c->nimages == MAX_IMAGES)
-		return;
+		return NULL;
 	im = &c->images[c->nimages];
+	memset(im, 0, sizeof(*im));
+	im->point = im->same_as = -1;
+	snprintf(im->variant, sizeof(im->variant), "eadr");
+	return im;
+}
+
+/* Pause, copy, resume: one crash image. */
+static void take_image(struct crash_run *c, struct vm *vm, const char *why, int paused_already)
+{
+	struct image *im = new_image(c);
+
+	if (!im)
+		return;
 	snprintf(im->path, sizeof(im->path), "%s/images/%03zu.img", c->dir, c->nimages);
 	if (!paused_already && vm_pause(vm) < 0)
 		return;
@@ -135,10 +183,66 @@ static void add_ack(struct crash_run *c, uint64_t seq, uint64_t off, size_t len)
 	if (c->nacks == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 4096;
 		c->acks = realloc(c->acks, c->cap * sizeof(*c->acks));
-		if (!c->acks)
+		c->records = realloc(c->records, c->cap * sizeof(*c->records));
+		if (!c->acks || !c->records)
 			abort();
 	}
+	c->records[c->nacks].n = 0;
 	c->acks[c->nacks++] = (struct ack_rec){ seq, off, len };
+}
+
+static int is_adr(const struct crash_run *c)
+{
+	return !strcmp(c->platform, "adr");
+}
+
+/*
+ * ADR: the model holds the vCPU at a crash point until we answer. Ack points
+ * come before the ack's system call, so the record being acknowledged counts
+ * as acknowledged in the image: the program has claimed it durable.
+ */
+static void take_point(struct crash_run *c, struct vm *vm, const char *kind, int answer)
+{
+	int ack = !strcmp(kind, "ack");
+	int want = !ack || c->nacks + 1 == c->next_ack_crash;
+	struct adr_point *pt = &c->points[c->npoints];
+
+	if (want && c->npoints < MAX_POINTS) {
+		memset(pt, 0, sizeof(*pt));
+		snprintf(pt->kind, sizeof(pt->kind), "%s", kind);
+		snprintf(pt->adr, sizeof(pt->adr), "%s/images/p%03zu.adr", c->dir, c->npoints);
+		pt->acked = c->nacks + ack;
+		if (ack && c->model.have_rec) {
+			pt->rec = c->model.rec;
+			pt->has_rec = 1;
+		}
+		if (adr_snapshot(&c->model, vm_nvdimm(vm), pt) == 0)
+			c->npoints++;
+	}
+	if (ack && c->nacks + 1 == c->next_ack_crash)
+		c->next_ack_crash += 15 + rand_r(&c->seed) % 30;
+	/* The record's place is kept for its ack line, which comes next. */
+	c->have_last_rec = ack && c->model.have_rec;
+	if (c->have_last_rec)
+		c->last_rec = c->model.rec;
+	if (answer)
+		adr_model_go(&c->model);
+}
+
+static int writer_poll_fd(void *ctx)
+{
+	struct crash_run *c = ctx;
+
+	return is_adr(c) ? adr_model_poll_fd(&c->model) : -1;
+}
+
+static void writer_fd(void *ctx, struct vm *vm)
+{
+	struct crash_run *c = ctx;
+	char kind[16];
+
+	if (adr_model_read(&c->model, kind, sizeof(kind)) == ADR_EV_POINT)
+		take_point(c, vm, kind, 1);
 }
 
 static void writer_line(void *ctx, struct vm *vm, const char *line)
@@ -151,9 +255,13 @@ static void writer_line(void *ctx, struct vm *vm, const char *line)
 		add_ack(c, seq, off, len);
 		fprintf(c->ack_log, "%llu %llu %zu\n", seq, off, len);
 		fflush(c->ack_log);
-		/* The image is taken before the guest hears "ok": nothing after
-		 * this persisted record can have run yet. */
-		if (c->nacks == c->next_ack_crash) {
+		if (is_adr(c)) {
+			if (c->have_last_rec && c->last_rec.seq == seq)
+				c->records[c->nacks - 1] = c->last_rec;
+			c->have_last_rec = 0;
+		} else if (c->nacks == c->next_ack_crash) {
+			/* The image is taken before the guest hears "ok": nothing
+			 * after this persisted record can have run yet. */
 			take_image(c, vm, "ack", 0);
 			c->next_ack_crash += 15 + rand_r(&c->seed) % 30;
 		}
@@ -161,18 +269,57 @@ static void writer_line(void *ctx, struct vm *vm, const char *line)
 	} else if (!strcmp(line, "done")) {
 		/* The last crash point: power off before any sync or unmount. */
 		vm_kill(vm);
-		take_image(c, vm, "kill", 1);
+		if (is_adr(c))
+			take_point(c, vm, "kill", 0);
+		else
+			take_image(c, vm, "kill", 1);
 		c->done = 1;
 	}
+}
+
+/* The model was told where the NVDIMM is; QEMU must agree. */
+static void check_nvdimm_base(struct crash_run *c, struct vm *vm)
+{
+	json_t *devs = vm_query(vm, "query-memory-devices"), *d;
+	size_t i;
+
+	c->base_checked = 1;
+	json_array_foreach(devs, i, d) {
+		json_t *data = json_object_get(d, "data");
+
+		if (strcmp(json_string_value(json_object_get(d, "type")) ?: "", "nvdimm"))
+			continue;
+		if ((uint64_t)json_integer_value(json_object_get(data, "addr")) == ADR_NVDIMM_BASE &&
+		    (uint64_t)json_integer_value(json_object_get(data, "size")) == c->model.region_size) {
+			json_decref(devs);
+			return;
+		}
+		snprintf(c->model_error, sizeof(c->model_error),
+			 "QEMU put the NVDIMM at 0x%llx (%lld bytes), not where the ADR model watches (0x%llx)",
+			 (long long)json_integer_value(json_object_get(data, "addr")),
+			 (long long)json_integer_value(json_object_get(data, "size")), ADR_NVDIMM_BASE);
+	}
+	if (!c->model_error[0])
+		snprintf(c->model_error, sizeof(c->model_error), "QMP query-memory-devices shows no NVDIMM");
+	json_decref(devs);
+	vm_kill(vm);
 }
 
 static void writer_tick(void *ctx, struct vm *vm)
 {
 	struct crash_run *c = ctx;
 
+	if (is_adr(c) && !c->base_checked)
+		check_nvdimm_base(c, vm);
 	if (c->nacks && now_s() >= c->next_time_crash) {
-		take_image(c, vm, "time", 0);
-		c->next_time_crash = now_s() + 0.2 + (rand_r(&c->seed) % 800) / 1000.0;
+		/* Under ADR the model takes it at the next store into the region. */
+		if (is_adr(c))
+			adr_model_request_time(&c->model);
+		else
+			take_image(c, vm, "time", 0);
+		/* ADR points cost up to 22 images each: fewer of them. */
+		c->next_time_crash = now_s() + (is_adr(c) ? 2.0 + (rand_r(&c->seed) % 3000) / 1000.0 :
+						     0.2 + (rand_r(&c->seed) % 800) / 1000.0);
 	}
 }
 
@@ -228,6 +375,9 @@ static char *writer_script(const struct crash_run *c, const struct scenario *sc,
 	fprintf(f, "export PMEM_FS='%s'\n. /usr/share/pmem/lib.sh\npmem_mount\nmkdir -p /mnt/crash\n", fs);
 	/* A user's program is its own job: sc->job is then its source, not a job file. */
 	text = c->program ? NULL : read_text_file(sc->job);
+	/* ADR attribution names user PCs: the PIE writer must load where addr2line is told. */
+	if (is_adr(c))
+		fprintf(f, "echo 0 >/proc/sys/kernel/randomize_va_space\n");
 	if (text)
 		fprintf(f, "cat >/tmp/job.fio <<'PMEM_JOB_EOF'\n%s\nPMEM_JOB_EOF\n", text);
 	if (c->program) {
@@ -270,7 +420,11 @@ static void checker_line(void *ctx, struct vm *vm, const char *line)
 	while (c->serving < c->nimages) {
 		struct image *im = &c->images[c->serving];
 
-		if (!im->verdict && image_rewrite(im->path, vm_nvdimm(vm)) == 0) {
+		if (im->same_as >= 0) { /* checked as its twin */
+			c->serving++;
+			continue;
+		}
+		if (!im->verdict && write_image(c, im, vm_nvdimm(vm), 0) == 0) {
 			vm_reply(vm, "image %zu %s %zu %s\n", c->serving, c->bs, im->acked, c->files);
 			c->t_served = now_s();
 			c->serving++;
@@ -394,30 +548,176 @@ static int free_space_ok(const char *dir, off_t need)
 	return (off_t)(v.f_bavail * v.f_frsize) > need;
 }
 
+/*
+ * ADR: every crash point becomes its boundary images (all pending lines
+ * kept: eADR; none: strict ADR) and subsets between. They stay descriptions
+ * (a point and a mask) until the checker or the evidence needs the bytes.
+ */
+static void images_from_points(struct crash_run *c)
+{
+	unsigned int seed = c->seed;
+
+	for (size_t p = 0; p < c->npoints; p++) {
+		struct adr_point *pt = &c->points[p];
+		size_t n = pt->nlines, k, nmasks;
+		unsigned char *masks = malloc((n ? n : 1) * 64);
+		struct image *im;
+
+		if (!masks)
+			abort();
+		nmasks = adr_subsets(n, c->adr.subsets, &seed, masks, 64);
+		for (k = 0; k < nmasks + 2 && (im = new_image(c)); k++) {
+			im->keep = malloc(n ? n : 1);
+			if (!im->keep)
+				abort();
+			if (k == 0) {
+				snprintf(im->variant, sizeof(im->variant), "eadr");
+				memset(im->keep, 1, n);
+			} else if (k == 1) {
+				snprintf(im->variant, sizeof(im->variant), "adr");
+				memset(im->keep, 0, n);
+			} else {
+				snprintf(im->variant, sizeof(im->variant), "s%02zu", k - 2);
+				memcpy(im->keep, masks + (k - 2) * n, n);
+			}
+			snprintf(im->path, sizeof(im->path), "%s/images/p%03zu-%s.img", c->dir, p, im->variant);
+			im->point = p;
+			im->acked = pt->acked;
+			im->why = pt->kind;
+			c->nimages++;
+		}
+		free(masks);
+	}
+}
+
+/* Put an image's bytes into dst: a copy of its file, or its point's lines. */
+static int write_image(const struct crash_run *c, const struct image *im, const char *dst, int create)
+{
+	if (im->point >= 0)
+		return adr_write_image(&c->points[im->point], im->keep, dst, create);
+	return create ? image_copy(im->path, dst) : image_rewrite(im->path, dst);
+}
+
+/* Identical images are checked once; returns how many are twins of another. */
+static size_t dedup_images(struct crash_run *c)
+{
+	size_t twins = 0;
+
+	for (size_t i = 0; i < c->nimages; i++) {
+		struct image *im = &c->images[i];
+
+		if (im->point >= 0)
+			adr_image_key(&c->points[im->point], im->keep, im->hash, sizeof(im->hash));
+		else {
+			struct image_sum s;
+
+			if (image_sum(im->path, &s) < 0)
+				continue;
+			image_sum_hex(&s, im->hash, sizeof(im->hash));
+		}
+		for (size_t j = 0; j < i; j++)
+			if (c->images[j].same_as < 0 && !strcmp(c->images[j].hash, im->hash) &&
+			    c->images[j].acked == im->acked) {
+				im->same_as = j;
+				twins++;
+				break;
+			}
+	}
+	return twins;
+}
+
+/* The model's own health: a flush it could not place or a line it could not
+ * hold means its images may keep what a real machine would lose. */
+static json_t *model_json(const struct crash_run *c, int *incomplete)
+{
+	const struct adr_counters *k = c->npoints ? &c->points[c->npoints - 1].counters : NULL;
+	json_t *m;
+
+	if (!k) {
+		*incomplete = 1;
+		return json_pack("{s:s}", "error", c->model_error[0] ? c->model_error : "no crash point was taken");
+	}
+	*incomplete = k->unresolved_flushes || k->overflow || c->model.protocol_error[0] || c->model_error[0];
+	m = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "stores", (json_int_t)k->stores,
+		      "nt_stores", (json_int_t)k->nt_stores, "flushes", (json_int_t)k->flushes,
+		      "fences", (json_int_t)k->fences, "unresolved_flushes", (json_int_t)k->unresolved_flushes,
+		      "overflow_lines", (json_int_t)k->overflow, "points", (json_int_t)c->npoints,
+		      "pending_at_last_point", (json_int_t)k->pending);
+	if (k->unresolved_flushes)
+		json_object_set_new(m, "last_unresolved_pc", json_sprintf("0x%llx", (unsigned long long)k->last_unresolved_pc));
+	if (c->model.protocol_error[0])
+		json_object_set_new(m, "protocol_error", json_string(c->model.protocol_error));
+	if (c->model_error[0])
+		json_object_set_new(m, "error", json_string(c->model_error));
+	return m;
+}
+
+static void add_adr_facts(struct crash_run *c, struct image *im, struct symbolizer *sym)
+{
+	const struct adr_point *pt = &c->points[im->point];
+	const char *v = json_string_value(json_object_get(im->verdict, "verdict"));
+	struct record_map map = { c->records, c->nacks };
+
+	json_object_set_new(im->verdict, "point", json_integer(im->point));
+	json_object_set_new(im->verdict, "variant", json_string(im->variant));
+	json_object_set_new(im->verdict, "pending_lines", json_integer(pt->nlines));
+	if (im->same_as >= 0)
+		json_object_set_new(im->verdict, "same_as", json_integer(im->same_as));
+	json_object_set_new(im->verdict, "hash", json_string(im->hash));
+	if (!strcmp(im->variant, "eadr") || !strcmp(v, "intact") || !strcmp(v, "fs-corrupt"))
+		return;
+	attribute_image(im->verdict, pt, im->keep, &map, sym);
+}
+
+static void user_symbolizer(const struct crash_run *c, struct symbolizer *sym)
+{
+	char map[1200];
+
+	snprintf(map, sizeof(map), "%s/kernels/%s/System.map", c->build, c->kernel);
+	/* Our writer is a PIE run with ASLR off (the writer job says so); a
+	 * user's program is static, not PIE. */
+	if (c->program)
+		symbolizer_init(sym, c->program, 0, map);
+	else {
+		static char writer[1100];
+
+		snprintf(writer, sizeof(writer), "%s/guest/pmem-writer", c->build);
+		symbolizer_init(sym, writer, 0x555555554000ULL, map);
+	}
+}
+
 static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, const char *fs,
 			    const char *run_dir)
 {
-	char golden[1024], nv[1300], kpath[1024], ipath[1024], path[1400], files[256];
-	struct vm_hooks hooks = { .ctx = c, .on_line = writer_line, .on_tick = writer_tick, .tick_ms = 50 };
+	char golden[1024], nv[1300], kpath[1024], ipath[1024], path[1400], files[256], plugin[4096];
+	struct vm_hooks hooks = { .ctx = c, .on_line = writer_line, .on_tick = writer_tick, .tick_ms = 50,
+				  .poll_fd = writer_poll_fd, .on_fd = writer_fd };
 	json_t *counts = json_pack("{s:i, s:i, s:i, s:i}", "intact", 0, "lost", 0, "torn", 0, "fs-corrupt", 0);
-	json_t *unexpected = json_array();
+	json_t *unexpected = json_array(), *row;
+	struct symbolizer sym;
 	struct vm_options o;
 	struct vm_result r;
 	char *script;
-	size_t i;
+	size_t i, twins = 0;
 	double t0 = now_s(), t_check;
-	int kept_example = 0;
+	int kept_example = 0, losses = 0, incomplete = 0;
 
-	c->nacks = c->nimages = 0;
-	c->done = 0;
+	c->nacks = c->nimages = c->npoints = 0;
+	c->done = c->base_checked = c->have_last_rec = 0;
+	c->model_error[0] = '\0';
+	c->platform = sc->platform;
 	c->next_ack_crash = 1 + rand_r(&c->seed) % 40;
+	/* Under ADR the first claim is always a crash point: a program with few
+	 * acks must still be judged at one. */
+	if (is_adr(c))
+		c->next_ack_crash = 1;
 	c->next_time_crash = now_s() + 3;
 	snprintf(c->dir, sizeof(c->dir), "%s/crash/%s__%s", run_dir, sc->name, fs);
 	snprintf(path, sizeof(path), "mkdir -p '%s/images'", c->dir);
 	if (system(path) != 0)
 		return NULL;
 	snprintf(golden, sizeof(golden), "%s/images/%s.img", c->build, fs);
-	if (!free_space_ok(c->dir, (off_t)(MAX_IMAGES / 4) * (image_allocated(golden) + (64 << 20)))) {
+	if (!free_space_ok(c->dir, (off_t)200 * (image_allocated(golden) + (64 << 20)))) {
 		fprintf(stderr, "crashtest: not enough free space under %s for crash images: free some, or set the results directory elsewhere\n",
 			c->dir);
 		return NULL;
@@ -427,6 +727,21 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	snprintf(nv, sizeof(nv), "%s/nvdimm.img", c->dir);
 	if (!c->ack_log || image_copy(golden, nv) < 0 || vm_options_for(c, &o, c->kernel, nv, kpath, ipath) < 0)
 		return NULL;
+	if (is_adr(c)) {
+		if (strcmp(c->accel, "tcg") || access(c->adr_plugin, R_OK)) {
+			fprintf(stderr, "crashtest: PLATFORM=adr needs TCG and %s (QEMU >= 10: run 'make plugins'); accelerator here: %s\n",
+				c->adr_plugin, c->accel);
+			fclose(c->ack_log);
+			return NULL;
+		}
+		if (adr_model_start(&c->model, c->dir, nv, o.qemu.nvdimm_size - NVDIMM_LABEL_SIZE, &c->adr,
+				    c->adr_plugin, plugin, sizeof(plugin)) < 0) {
+			fclose(c->ack_log);
+			return NULL;
+		}
+		o.qemu.plugin = plugin;
+		o.qemu.append = "nokaslr";
+	}
 	script = writer_script(c, sc, fs);
 	o.script = script;
 	o.run_dir = c->dir;
@@ -434,10 +749,19 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	vm_run(&o, &r);
 	free(script);
 	fclose(c->ack_log);
+	if (is_adr(c)) {
+		adr_model_stop(&c->model);
+		unlink(c->model.durable);
+		unlink(c->model.state);
+		if (c->model_error[0])
+			fprintf(stderr, "crashtest: %s/%s: %s\n", sc->name, fs, c->model_error);
+		images_from_points(c);
+	}
 	unlink(nv);
 	if (!c->done)
 		fprintf(stderr, "crashtest: %s/%s: the writer did not finish (%s%s%s); judging the %zu images taken\n",
 			sc->name, fs, vm_status_name(r.status), r.message[0] ? ": " : "", r.message, c->nimages);
+	twins = dedup_images(c);
 
 	/* Which files and record size the checker verifies. */
 	snprintf(files, sizeof(files), "%s", "crash/data");
@@ -447,23 +771,31 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	run_checker(c, fs, golden);
 	t_check = now_s() - t_check;
 
+	if (is_adr(c))
+		user_symbolizer(c, &sym);
 	for (i = 0; i < c->nimages; i++) {
 		int expected, keep;
 
 		struct image *im = &c->images[i];
 		const char *v;
 
+		if (im->same_as >= 0)
+			im->verdict = json_deep_copy(c->images[im->same_as].verdict);
 		if (!im->verdict)
 			im->verdict = json_pack("{s:s, s:s}", "verdict", "fs-corrupt", "checker_failure",
 						"the checker never reported on this image");
 		json_object_set_new(im->verdict, "image", json_integer(i));
+		json_object_set_new(im->verdict, "platform", json_string(c->platform));
 		json_object_set_new(im->verdict, "taken", json_string(im->why));
 		json_object_set_new(im->verdict, "acked", json_integer(im->acked));
 		json_object_set_new(im->verdict, "recheck",
 			json_sprintf("build/pmem-harness crashcheck --fs %s --acks %s/acks.log --acked %zu --image %s",
 				     fs, c->dir, im->acked, im->path));
+		if (im->point >= 0)
+			add_adr_facts(c, im, &sym);
 		v = json_string_value(json_object_get(im->verdict, "verdict"));
 		json_object_set_new(counts, v, json_integer(json_integer_value(json_object_get(counts, v)) + 1));
+		losses += !strcmp(v, "lost") || !strcmp(v, "torn");
 		expected = !((strcmp(v, "intact") && !strcmp(sc->expect, "intact")) || !strcmp(v, "fs-corrupt"));
 		if (!expected)
 			json_array_append_new(unexpected, json_integer(i));
@@ -473,18 +805,40 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		json_object_set_new(im->verdict, "kept", json_boolean(keep));
 		if (!keep)
 			json_object_del(im->verdict, "recheck");
+		/* ADR images exist as files only when kept; an eADR twin's file
+		 * may be the one another image's recheck names. */
+		if (im->point >= 0 && keep && write_image(c, im, im->path, 1) < 0)
+			json_object_set_new(im->verdict, "kept", json_false());
+		else if (im->point < 0 && !keep)
+			unlink(im->path);
 		snprintf(path, sizeof(path), "%s/image-%03zu.json", c->dir, i);
 		json_write_atomic(path, im->verdict);
-		if (!keep)
-			unlink(im->path);
-		json_decref(im->verdict);
-		im->verdict = NULL;
 	}
-	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:f, s:f, s:s}",
-			 "scenario", sc->name, "fs", fs, "mode", sc->mode, "expect", sc->expect,
-			 "images", (json_int_t)c->nimages, "acks", (json_int_t)c->nacks,
-			 "verdicts", counts, "unexpected_images", unexpected,
-			 "seconds", now_s() - t0, "check_seconds", t_check, "writer", vm_status_name(r.status));
+	for (i = 0; i < c->nimages; i++) {
+		json_decref(c->images[i].verdict);
+		c->images[i].verdict = NULL;
+		free(c->images[i].keep);
+		c->images[i].keep = NULL;
+	}
+	row = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:f, s:f, s:s, s:I}",
+			"scenario", sc->name, "fs", fs, "mode", sc->mode, "platform", c->platform,
+			"expect", sc->expect, "images", (json_int_t)c->nimages, "acks", (json_int_t)c->nacks,
+			"verdicts", counts, "unexpected_images", unexpected,
+			"seconds", now_s() - t0, "check_seconds", t_check, "writer", vm_status_name(r.status),
+			"deduplicated", (json_int_t)twins);
+	if (!strcmp(sc->expect, "lost") && !losses)
+		json_object_set_new(row, "missed", json_true());
+	if (is_adr(c)) {
+		json_object_set_new(row, "model", model_json(c, &incomplete));
+		if (incomplete)
+			json_object_set_new(row, "model_incomplete", json_true());
+		for (i = 0; i < c->npoints; i++) {
+			unlink(c->points[i].adr);
+			adr_point_free(&c->points[i]);
+		}
+		symbolizer_free(&sym);
+	}
+	return row;
 }
 
 /* A user's program or checker, static, with the ack and record helpers. */
@@ -497,7 +851,7 @@ static int build_static(const char *src, const char *out)
 		return -1;
 	}
 	snprintf(cmd, sizeof(cmd),
-		 "gcc -std=gnu11 -O2 -static -Iworkloads -o '%s' '%s' workloads/ack.c workloads/channel.c "
+		 "gcc -std=gnu11 -O2 -g -static -Iworkloads -o '%s' '%s' workloads/ack.c workloads/channel.c "
 		 "workloads/record.c workloads/cpu_flush.c workloads/pmem_map.c", out, src);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "crashtest: compiling %s failed (compiler messages above)\n", src);
@@ -523,13 +877,14 @@ int cmd_crashtest(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' }, { "run-id", required_argument, NULL, 'i' },
 		{ "results", required_argument, NULL, 'o' }, { "accel", required_argument, NULL, 'a' },
 		{ "program", required_argument, NULL, 'P' }, { "check", required_argument, NULL, 'C' },
-		{ "mode", required_argument, NULL, 'M' },
+		{ "mode", required_argument, NULL, 'M' }, { "platform", required_argument, NULL, 'L' },
+		{ "subsets", required_argument, NULL, 'N' }, { "fence-points", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' }, { 0 }
 	};
-	const char *program = NULL, *check = NULL, *mode = "shared";
-	char prog_bin[1100], check_bin[1100];
+	const char *program = NULL, *check = NULL, *mode = "shared", *platform = NULL;
+	char prog_bin[1100], check_bin[1100], adr_plugin[1100];
 	struct crash_run c = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "auto",
-			       .seed = 1 };
+			       .seed = 1, .adr = { .subsets = 20, .fence_max = 4, .fence_period = 200 } };
 	const char *fss = "ext4 xfs", *only = NULL, *results = "results/runs";
 	char why[256] = "";
 	struct scenario sc[32];
@@ -539,7 +894,7 @@ int cmd_crashtest(int argc, char **argv)
 	double t0 = now_s();
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:M:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:M:L:N:F:h", longopts, NULL)) != -1) {
 		if (opt == 'P' || opt == 'C' || opt == 'M') {
 			*(opt == 'P' ? &program : opt == 'C' ? &check : &mode) = optarg;
 			continue;
@@ -553,11 +908,32 @@ int cmd_crashtest(int argc, char **argv)
 		case 'i': snprintf(run_id, sizeof(run_id), "%s", optarg); break;
 		case 'o': results = optarg; break;
 		case 'a': c.accel = optarg; break;
+		case 'L': platform = optarg; break;
+		case 'N': c.adr.subsets = strtoul(optarg, NULL, 0); break;
+		case 'F': c.adr.fence_max = strtoull(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
 	c.build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
+	if (platform && strcmp(platform, "eadr") && strcmp(platform, "adr")) {
+		fprintf(stderr, "crashtest: unknown platform '%s' (eadr: every executed store durable; adr: the cache model)\n",
+			platform);
+		return 2;
+	}
+	if (c.adr.subsets > 64) {
+		fprintf(stderr, "crashtest: --subsets %u is more than 64 images per crash point\n", c.adr.subsets);
+		return 2;
+	}
+	c.images = calloc(MAX_IMAGES, sizeof(*c.images));
+	if (!c.images)
+		return 2;
+	snprintf(adr_plugin, sizeof(adr_plugin), "%s/plugins/adr-cache.so", c.build);
+	c.adr_plugin = adr_plugin;
+	c.adr.seed = c.seed;
+	/* The ADR model is a TCG plugin: no KVM for a run that needs it. */
+	if (!strcmp(c.accel, "auto") && platform && !strcmp(platform, "adr"))
+		c.accel = "tcg";
 	{
 		/* auto: KVM only when a probe guest boots under it (accel.c). */
 		static char accel[16];
@@ -582,7 +958,7 @@ int cmd_crashtest(int argc, char **argv)
 		int found = 0;
 
 		for (i = 0; i < ns; i++)
-			found += !only || strstr(only, sc[i].name) != NULL;
+			found += (!only || in_list(only, sc[i].name)) && (!platform || !strcmp(platform, sc[i].platform));
 		if (!found) {
 			fprintf(stderr, "crashtest: no scenario matches '%s' (see crash-inject/scenarios)\n", only);
 			return 2;
@@ -644,6 +1020,7 @@ int cmd_crashtest(int argc, char **argv)
 		snprintf(sc[0].job, sizeof(sc[0].job), "%s", program);
 		snprintf(sc[0].mode, sizeof(sc[0].mode), "%s", mode);
 		snprintf(sc[0].expect, sizeof(sc[0].expect), "intact");
+		snprintf(sc[0].platform, sizeof(sc[0].platform), "%s", platform ? platform : "eadr");
 		only = NULL;
 	}
 	fsl = strdup(fss);
@@ -651,7 +1028,7 @@ int cmd_crashtest(int argc, char **argv)
 		for (i = 0; i < ns; i++) {
 			json_t *row;
 
-			if (only && !strstr(only, sc[i].name))
+			if ((only && !in_list(only, sc[i].name)) || (platform && strcmp(platform, sc[i].platform)))
 				continue;
 			fprintf(stderr, "crashtest: %s on %s (%s) ...\n", sc[i].name, tok, sc[i].mode);
 			row = run_scenario(&c, &sc[i], tok, run_dir);
@@ -713,6 +1090,7 @@ int cmd_crashcheck(int argc, char **argv)
 		{ "kernel", required_argument, NULL, 'k' }, { "help", no_argument, NULL, 'h' }, { 0 }
 	};
 	static struct crash_run c = { .checker_kernel = "6.1-aware", .accel = "tcg" };
+	static struct image images[64];
 	const char *fs = NULL, *acks = NULL;
 	char golden[1024], line[256], tmp[] = "/tmp/pmem-crashcheck.XXXXXX";
 	unsigned long long seq, off;
@@ -725,7 +1103,8 @@ int cmd_crashcheck(int argc, char **argv)
 		switch (opt) {
 		case 'f': fs = optarg; break;
 		case 'i':
-			if (c.nimages < MAX_IMAGES)
+			c.images = images;
+			if (c.nimages < 64)
 				snprintf(c.images[c.nimages++].path, sizeof(c.images[0].path), "%s", optarg);
 			break;
 		case 'a': acks = optarg; break;
@@ -751,6 +1130,8 @@ int cmd_crashcheck(int argc, char **argv)
 	snprintf(c.dir, sizeof(c.dir), "%s", tmp);
 	for (i = 0; i < c.nimages; i++)
 		c.images[i].acked = acked < c.nacks ? acked : c.nacks;
+	for (i = 0; i < c.nimages; i++)
+		c.images[i].same_as = c.images[i].point = -1;
 	c.files = "crash/data";
 	c.bs = "4096";
 	run_checker(&c, fs, golden);

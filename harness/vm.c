@@ -250,10 +250,12 @@ static void close_fd(int *fd)
 static void watch(struct vm *vm)
 {
 	for (;;) {
-		struct pollfd p[3] = {
+		const struct vm_hooks *h = vm->o->hooks;
+		struct pollfd p[4] = {
 			{ .fd = vm->con_fd, .events = POLLIN },
 			{ .fd = vm->ctl_fd, .events = POLLIN },
 			{ .fd = vm->out_fd, .events = POLLIN },
+			{ .fd = h && h->poll_fd ? h->poll_fd(h->ctx) : -1, .events = POLLIN },
 		};
 		double deadline, t = now();
 		int timeout;
@@ -284,8 +286,10 @@ static void watch(struct vm *vm)
 		timeout = (int)((deadline - t) * 1000) + 1;
 		if (vm->o->hooks && vm->o->hooks->tick_ms && timeout > vm->o->hooks->tick_ms)
 			timeout = vm->o->hooks->tick_ms;
-		if (poll(p, 3, timeout) < 0 && errno != EINTR)
+		if (poll(p, 4, timeout) < 0 && errno != EINTR)
 			return;
+		if (p[3].fd >= 0 && p[3].revents && h->on_fd)
+			h->on_fd(h->ctx, vm);
 		if (p[0].revents &&
 		    !read_lines(vm->con_fd, &vm->con_line, vm->console_log, vm, on_console_line))
 			close_fd(&vm->con_fd);
@@ -499,4 +503,11 @@ void vm_kill(struct vm *vm)
 const char *vm_nvdimm(const struct vm *vm)
 {
 	return vm->o->qemu.nvdimm;
+}
+
+json_t *vm_query(struct vm *vm, const char *command)
+{
+	if (vm->qmp_fd < 0 || vm->exited)
+		return NULL;
+	return qmp_execute(&vm->qmp, command, NULL, 5000);
 }

@@ -3,6 +3,7 @@
 #ifndef HARNESS_VM_H
 #define HARNESS_VM_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "console.h"
@@ -32,6 +33,10 @@ struct vm_hooks {
 	/* Called every tick_ms while the job runs (0: never). */
 	void (*on_tick)(void *ctx, struct vm *vm);
 	int tick_ms;
+	/* One more descriptor to watch (the ADR model's socket): poll_fd returns
+	 * it, or -1 for none; on_fd is called when it is readable or hung up. */
+	int (*poll_fd)(void *ctx);
+	void (*on_fd)(void *ctx, struct vm *vm);
 };
 
 struct vm_options {
@@ -64,6 +69,8 @@ int vm_pause(struct vm *vm);
 int vm_resume(struct vm *vm);
 /* For hooks: kill -9 QEMU now; the run ends with VM_KILLED. */
 void vm_kill(struct vm *vm);
+/* For hooks: a QMP query (no arguments); the "return" value, or NULL. */
+json_t *vm_query(struct vm *vm, const char *command);
 /* The NVDIMM backing file, or NULL. */
 const char *vm_nvdimm(const struct vm *vm);
 const char *vm_status_name(enum vm_status s);

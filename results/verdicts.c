@@ -23,8 +23,14 @@ const char *verdict_result(json_t *row)
 
 	if (json_array_size(json_object_get(row, "unexpected_images")))
 		return "UNEXPECTED: see the image JSONs";
+	if (json_is_true(json_object_get(row, "missed")))
+		return "MISSED: the planted bug lost nothing";
+	if (json_is_true(json_object_get(row, "model_incomplete")))
+		return "MODEL INCOMPLETE: see the summary's model counters";
 	lost = num(json_object_get(row, "verdicts"), "lost");
 	torn = num(json_object_get(row, "verdicts"), "torn");
+	if ((lost || torn) && !strcmp(str(row, "expect"), "lost"))
+		return "caught: acknowledged records lost, causes in the image JSONs";
 	if (lost && torn)
 		return "as allowed: acknowledged records were lost and torn";
 	if (lost || torn)

@@ -14,7 +14,7 @@ packages=(
 	build-essential flex bison bc libelf-dev libssl-dev ccache cpio xz-utils patch file
 	linux-source-6.1 linux-source-6.12
 	# host programs and tests
-	libjansson-dev libinih-dev libglib2.0-dev pkg-config shellcheck perl jq procps
+	libjansson-dev libinih-dev libglib2.0-dev libxxhash-dev pkg-config shellcheck perl jq procps
 	# guest image contents
 	busybox-static ndctl daxctl e2fsprogs xfsprogs fio libpmem1 libpmem-dev linux-perf
 	# reports: plots, and the browser the report test opens them in

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Why an ADR crash image lost what it lost: see attribute.h. */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "attribute.h"
+
+#define MAX_SITES 16
+
+struct site {
+	uint64_t pc, caller;
+	const char *why;
+	size_t lines;
+};
+
+static const struct adr_record *record_of(const struct record_map *m, uint64_t seq)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->records[i].n && m->records[i].seq == seq)
+			return &m->records[i];
+	return NULL;
+}
+
+static int inside(const struct adr_record *r, uint64_t off)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (off + ADR_LINE > r->ext[i].region_off && off < r->ext[i].region_off + r->ext[i].len)
+			return 1;
+	return 0;
+}
+
+/* Group the dropped lines that pass the filter by (pc, why). */
+static size_t group(const struct adr_point *pt, const unsigned char *keep, const struct adr_record *only,
+		    struct site *sites, size_t max, size_t *total)
+{
+	size_t n = 0;
+
+	*total = 0;
+	for (size_t i = 0; i < pt->nlines; i++) {
+		const struct adr_line *l = &pt->lines[i];
+		const char *why = adr_line_why(l);
+		size_t k;
+
+		if ((keep && keep[i]) || (only && !inside(only, l->off)))
+			continue;
+		(*total)++;
+		for (k = 0; k < n; k++)
+			if (sites[k].pc == l->pc && sites[k].caller == l->caller && sites[k].why == why)
+				break;
+		if (k == n) {
+			if (n == max)
+				continue;
+			sites[n++] = (struct site){ l->pc, l->caller, why, 0 };
+		}
+		sites[k].lines++;
+	}
+	/* Biggest first. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && sites[j].lines > sites[j - 1].lines; j--) {
+			struct site t = sites[j];
+
+			sites[j] = sites[j - 1];
+			sites[j - 1] = t;
+		}
+	return n;
+}
+
+static json_t *sites_json(const struct site *sites, size_t n, struct symbolizer *sym)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:o, s:s, s:I}", "site", symbolize_store(sym, sites[i].pc, sites[i].caller),
+						   "pc", json_sprintf("0x%" PRIx64, sites[i].pc),
+						   "why", sites[i].why, "lines", (json_int_t)sites[i].lines));
+	return a;
+}
+
+static void add_causes(json_t *causes, json_t *seqs, const struct adr_point *pt, const unsigned char *keep,
+		       const struct record_map *records, struct symbolizer *sym)
+{
+	struct site sites[MAX_SITES];
+	size_t i, n, total;
+	json_t *s;
+
+	json_array_foreach(seqs, i, s) {
+		const struct adr_record *r = record_of(records, json_integer_value(s));
+
+		if (!r) {
+			json_array_append_new(causes, json_pack("{s:O, s:n, s:s}", "seq", s, "site",
+				"note", "where the record lies is unknown (acknowledged without its address)"));
+			continue;
+		}
+		n = group(pt, keep, r, sites, MAX_SITES, &total);
+		if (!n) {
+			json_array_append_new(causes, json_pack("{s:O, s:n, s:s}", "seq", s, "site", "note",
+				"no dropped line lies in the record: lost through metadata or another file"));
+			continue;
+		}
+		for (size_t k = 0; k < n; k++)
+			json_array_append_new(causes, json_pack("{s:O, s:s, s:s, s:I}", "seq", s,
+				"site", symbolize_store(sym, sites[k].pc, sites[k].caller), "why", sites[k].why,
+				"lines", (json_int_t)sites[k].lines));
+	}
+}
+
+void attribute_image(json_t *verdict, const struct adr_point *pt, const unsigned char *keep,
+		     const struct record_map *records, struct symbolizer *sym)
+{
+	struct site sites[MAX_SITES];
+	size_t n, total;
+	json_t *causes = json_array();
+
+	n = group(pt, keep, NULL, sites, MAX_SITES, &total);
+	json_object_set_new(verdict, "dropped_lines", json_integer(total));
+	json_object_set_new(verdict, "dropped_sites", sites_json(sites, n, sym));
+	add_causes(causes, json_object_get(verdict, "lost"), pt, keep, records, sym);
+	add_causes(causes, json_object_get(verdict, "torn"), pt, keep, records, sym);
+	json_object_set_new(verdict, "causes", causes);
+}
