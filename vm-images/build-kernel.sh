@@ -162,15 +162,23 @@ build_flavour() { # flavour
 			die "building $flavour failed: see the end of $dest.log"
 		rm -rf "$dest.tmp"
 		mkdir -p "$dest.tmp"
-		cp "$obj/arch/x86/boot/bzImage" "$obj/.config" "$dest.tmp/"
+		cp "$obj/arch/x86/boot/bzImage" "$obj/.config" "$obj/System.map" "$dest.tmp/"
 		mv "$dest.tmp/.config" "$dest.tmp/config"
 		mv "$dest.tmp" "$dest"
 		mv "$dest.log" "$dest/build.log"
 		flock -u 9
 	fi
+	# Builds cached before System.map was kept: the object tree still holds
+	# it when its bzImage is this very build (the last of its version).
+	obj=$cache/obj/$version
+	if [ ! -e "$dest/System.map" ] && [ -e "$obj/System.map" ] &&
+		cmp -s "$obj/arch/x86/boot/bzImage" "$dest/bzImage"; then
+		cp "$obj/System.map" "$dest/System.map"
+	fi
 	mkdir -p "$out/$flavour"
-	for p in bzImage config; do
-		ln -sfn "$dest/$p" "$out/$flavour/$p"
+	# System.map names kernel PCs in ADR crash reports (no KASLR in our config).
+	for p in bzImage config System.map; do
+		if [ -e "$dest/$p" ]; then ln -sfn "$dest/$p" "$out/$flavour/$p"; else rm -f "$out/$flavour/$p"; fi
 	done
 	rm -f "$out/$flavour/kernel.json"
 	# shellcheck disable=SC2086
