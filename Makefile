@@ -5,7 +5,7 @@
 #   make adr-cost    what the ADR cache model costs a guest
 #   make test        unit tests + guest tests (builds what it needs)
 #   make kernels     every kernel flavour in vm-images/flavours
-#   make images      the guest initramfs and golden ext4/xfs NVDIMM images
+#   make images      the guest initramfs and golden ext4/xfs/xfs-reflink NVDIMM images
 #   make report      a run's HTML page and markdown summary (RUN=<run-id>)
 #   make compare     runs side by side (A=<run> B=<run> [HTML=dir])
 #   make setup       install missing Debian packages (needs root)
@@ -118,9 +118,10 @@ $(BUILD_DIR)/initramfs.cpio: $(GUEST_PROGS) vm-images/build-initramfs.sh vm-imag
 		     vm-images/guest/pmem-lib.sh
 	vm-images/build-initramfs.sh $@ $(BUILD_DIR)/guest
 
+# xfs-reflink (DAX with reflink=1, for the CoW crash cases) is made on 6.12.
 images: $(BUILD_DIR)/initramfs.cpio $(BUILD_DIR)/pmem-harness
-	vm-images/build-kernel.sh 6.1-stock
-	vm-images/make-golden.sh ext4 xfs
+	vm-images/build-kernel.sh 6.1-stock 6.12-stock
+	vm-images/make-golden.sh ext4 xfs xfs-reflink
 
 unit-test: $(UNIT_TESTS)
 	prove -v $(UNIT_TESTS)
@@ -152,12 +153,12 @@ bench:
 
 # make crashtest [FS="ext4 xfs"] [SCENARIOS="..."] [PLATFORM=eadr|adr] [KEEP=1]
 #                [SUBSETS=N] [FENCE_POINTS=N]
-# make crashtest PROGRAM=prog.c [CHECK=check.c] [MODE=aware] [FS=ext4] [PLATFORM=adr]
+# make crashtest PROGRAM=prog.c [CHECK=check.c] [MODE=aware] [FS=ext4] [PLATFORM=adr] [KERNEL=flavour]
 crashtest:
 	vm-images/setup-host.sh
 	$(MAKE) all images
-	vm-images/build-kernel.sh 6.1-aware
-	$(BUILD_DIR)/pmem-harness crashtest $(if $(FS),--fs "$(FS)") $(if $(ACCEL),--accel $(ACCEL)) \
+	vm-images/build-kernel.sh $(or $(KERNEL),6.1-aware)
+	$(BUILD_DIR)/pmem-harness crashtest $(if $(KERNEL),--kernel $(KERNEL)) $(if $(FS),--fs "$(FS)") $(if $(ACCEL),--accel $(ACCEL)) \
 		$(if $(SCENARIOS),--scenarios "$(SCENARIOS)") $(if $(KEEP),--keep) \
 		$(if $(PROGRAM),--program "$(PROGRAM)") $(if $(CHECK),--check "$(CHECK)") \
 		$(if $(MODE),--mode "$(MODE)") $(if $(PLATFORM),--platform $(PLATFORM)) \

@@ -978,8 +978,8 @@ int cmd_crashtest(int argc, char **argv)
 	/* Every filesystem is checked before any scenario runs. */
 	fsl = strdup(fss);
 	for (tok = strtok_r(fsl, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save))
-		if (strcmp(tok, "ext4") && strcmp(tok, "xfs")) {
-			fprintf(stderr, "crashtest: unknown filesystem '%s' (ext4, xfs)\n", tok);
+		if (strcmp(tok, "ext4") && strcmp(tok, "xfs") && strcmp(tok, "xfs-reflink")) {
+			fprintf(stderr, "crashtest: unknown filesystem '%s' (ext4, xfs, xfs-reflink)\n", tok);
 			return 2;
 		}
 	free(fsl);

@@ -24,7 +24,7 @@
 #define EXIT_GUEST_FAILED 125
 
 /* Filesystems a golden NVDIMM image exists for (vm-images/make-golden.sh). */
-static const char *const filesystems[] = { "ext4", "xfs", NULL };
+static const char *const filesystems[] = { "ext4", "xfs", "xfs-reflink", NULL };
 
 struct run_opts {
 	const char *flavour, *fs, *script_path, *out, *accel, *qemu, *append;
@@ -152,7 +152,7 @@ static json_t *vm_json(const struct run_opts *ro, const struct vm_options *o,
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pmem-harness run --kernel FLAVOUR --fs ext4|xfs|raw|none --script FILE --out DIR\n"
+		"usage: pmem-harness run --kernel FLAVOUR --fs ext4|xfs|xfs-reflink|raw|none --script FILE --out DIR\n"
 		"                        [--accel auto|kvm|tcg] [--boot-timeout S] [--timeout S]\n"
 		"                        [--mem MIB] [--append ARGS] [--plugin SO,ARGS] [--keep-image] [--quiet]\n"
 		"Boots FLAVOUR (build/kernels/FLAVOUR) on a copy of the golden FS NVDIMM image,\n"
@@ -216,7 +216,7 @@ int cmd_run(int argc, char **argv)
 		return 2;
 	}
 	if (!known_fs(ro.fs)) {
-		fprintf(stderr, "pmem-harness run: unknown filesystem '%s' (ext4, xfs, raw, none)\n", ro.fs);
+		fprintf(stderr, "pmem-harness run: unknown filesystem '%s' (ext4, xfs, xfs-reflink, raw, none)\n", ro.fs);
 		return 2;
 	}
 	if (ro.boot_timeout <= 0 || ro.run_timeout <= 0 || ro.mem < 256) {

@@ -19,6 +19,8 @@ harness=$build/pmem-harness
 # 512 MiB region + the 128 KiB label area QEMU keeps at the end of the file.
 size=$(((512 << 20) + (128 << 10)))
 kernel=6.1-stock
+# xfs with reflink and DAX together needs 6.2 or later (6.1 refuses the mount).
+reflink_kernel=6.12-stock
 
 die() { echo "make-golden: $*" >&2; exit 1; }
 
@@ -28,11 +30,13 @@ die() { echo "make-golden: $*" >&2; exit 1; }
 
 for fs in "$@"; do
 	case $fs in
-	ext4 | xfs) ;;
-	*) die "unknown filesystem '$fs' (ext4, xfs)" ;;
+	ext4 | xfs) k=$kernel ;;
+	xfs-reflink) k=$reflink_kernel ;;
+	*) die "unknown filesystem '$fs' (ext4, xfs, xfs-reflink)" ;;
 	esac
+	[ -e "$build/kernels/$k/bzImage" ] || die "no $k kernel (for $fs): run 'vm-images/build-kernel.sh $k'"
 	key=$({
-		echo "size $size"
+		echo "size $size kernel $k"
 		dpkg-query -W -f='${Package} ${Version}\n' ndctl e2fsprogs xfsprogs
 		cat "$here/guest/pmem-lib.sh"
 	} | sha256sum | cut -c1-16)
@@ -53,7 +57,7 @@ for fs in "$@"; do
 			pmem_fsck $fs
 			ndctl list -N
 		EOF
-		"$harness" run --kernel "$kernel" --fs raw --raw-size "$size" --keep-image \
+		"$harness" run --kernel "$k" --fs raw --raw-size "$size" --keep-image \
 			--script "$work/job.sh" --out "$work" --quiet ||
 			die "making the $fs image failed: see $work/guest.log and $work/console.log"
 		mv "$work/nvdimm.img" "$img"

@@ -21,12 +21,14 @@ pmem_setup_namespace() {
 }
 
 # ext4 defaults to 1 KiB blocks on small devices, which DAX refuses;
-# xfs reflink (on by default) is incompatible with DAX in 6.1.
+# xfs reflink (on by default) is incompatible with DAX in 6.1, so "xfs" has
+# it off; "xfs-reflink" has it on, for the CoW cases on kernels that allow it.
 pmem_mkfs() { # fs
 	case $1 in
 	ext4) mkfs.ext4 -F -q -b 4096 "$PMEM_DEV" ;;
 	xfs) mkfs.xfs -f -q -m reflink=0 "$PMEM_DEV" ;;
-	*) pmem_die "unknown filesystem '$1' (ext4, xfs)" ;;
+	xfs-reflink) mkfs.xfs -f -q -m reflink=1 "$PMEM_DEV" ;;
+	*) pmem_die "unknown filesystem '$1' (ext4, xfs, xfs-reflink)" ;;
 	esac
 }
 
@@ -43,7 +45,7 @@ pmem_umount() {
 pmem_fsck() { # fs
 	case $1 in
 	ext4) e2fsck -fn "$PMEM_DEV" ;;
-	xfs) xfs_repair -n "$PMEM_DEV" ;;
-	*) pmem_die "unknown filesystem '$1' (ext4, xfs)" ;;
+	xfs | xfs-reflink) xfs_repair -n "$PMEM_DEV" ;;
+	*) pmem_die "unknown filesystem '$1' (ext4, xfs, xfs-reflink)" ;;
 	esac
 }
