@@ -147,4 +147,39 @@ nt=$(jq -s '[.[] | select(.verdict == "lost" or .verdict == "torn") | .causes[] 
 	"$dir"/image-*.json)
 [ "$rc" -eq 0 ] && [ "${nt:-0}" -gt 0 ]
 tap_ok $? "unfenced non-temporal stores (planted in the writer): caught, $nt records blamed on NT stores never fenced"
+
+# The kernel's own missing write-back: a write fault on a reflinked block
+# copies the block with cached stores (dax_iomap_copy_around()). The
+# program flushes only its own line.
+reflink() { # id kernel mode
+	"$H" crashtest --fs xfs-reflink --kernel "$2" --results "$out" --run-id "$1" \
+		--program tests/fixtures/adr-reflink.c --check tests/fixtures/adr-reflink-check.c \
+		--mode "$3" --platform adr >"$out/$1.out" 2>"$out/$1.err"
+}
+kernel_blamed() { # dir: lost images whose every dropped site is a kernel store never written back
+	jq -s '[.[] | select(.verdict == "lost") | select(all(.dropped_sites[]; (.pc | startswith("0xffff")) and .why == "never written back"))] | length' "$1"/image-*.json
+}
+if [ ! -e "$B/kernels/6.12-aware/bzImage" ] || [ ! -e "$B/kernels/6.12-stock/bzImage" ] || [ ! -e "$B/images/xfs-reflink.img" ]; then
+	tap_skip "reflink CoW under ADR" "needs 6.12-stock, 6.12-aware and the xfs-reflink image (make test-kernels images)"
+	tap_done
+fi
+reflink rl-aware 6.12-aware aware
+dir=$out/rl-aware/crash/program__xfs-reflink
+lost=$(jq '.scenarios[0].verdicts.lost' "$out/rl-aware/crash/summary.json")
+blamed=$(kernel_blamed "$dir")
+site=$(jq -r -s 'map(select(.verdict == "lost")) | .[0].dropped_sites[0].site' "$dir"/image-*.json)
+echo "# aware + clwb + fsync on a reflinked file (6.12-aware): $lost lost images, $blamed blame only kernel stores, e.g. $site"
+[ "${lost:-0}" -gt 0 ] && [ "$blamed" = "$lost" ]
+tap_ok $? "finding: aware CoW fault, the program flushing its line and calling fsync, loses the kernel's copy of the block under ADR"
+reflink rl-sync 6.12-stock sync
+lost=$(jq '.scenarios[0].verdicts.lost' "$out/rl-sync/crash/summary.json")
+blamed=$(kernel_blamed "$out/rl-sync/crash/program__xfs-reflink")
+echo "# MAP_SYNC + clwb, no fsync, on a reflinked file (6.12-stock): $lost lost images, $blamed blame only kernel stores"
+[ "${lost:-0}" -gt 0 ] && [ "$blamed" = "$lost" ]
+tap_ok $? "finding: upstream MAP_SYNC CoW fault loses the kernel's copy of the block under ADR (no fsync after the fault)"
+reflink rl-shared 6.12-stock shared
+sum=$out/rl-shared/crash/summary.json
+[ "$(jq '.scenarios[0].verdicts.intact == .scenarios[0].images' "$sum")" = true ] &&
+	jq -e '.scenarios[0].model.unresolved_flushes == 0' "$sum" >/dev/null
+tap_ok $? "the same CoW writes through MAP_SHARED with fsync (dirty tracking): every ADR image intact"
 tap_done
