@@ -13,6 +13,7 @@ struct site {
 	uint64_t pc, caller;
 	const char *why;
 	size_t lines;
+	char name[160];		/* stores of one source line share it */
 };
 
 static const struct adr_record *record_of(const struct record_map *m, uint64_t seq)
@@ -33,7 +34,7 @@ static int inside(const struct adr_record *r, uint64_t off)
 
 /* Group the dropped lines that pass the filter by (pc, why). */
 static size_t group(const struct adr_point *pt, const unsigned char *keep, const struct adr_record *only,
-		    struct site *sites, size_t max, size_t *total)
+		    struct symbolizer *sym, struct site *sites, size_t max, size_t *total)
 {
 	size_t n = 0;
 
@@ -46,13 +47,17 @@ static size_t group(const struct adr_point *pt, const unsigned char *keep, const
 		if ((keep && keep[i]) || (only && !inside(only, l->off)))
 			continue;
 		(*total)++;
+		const char *name = symbolize_store(sym, l->pc, l->caller);
+
 		for (k = 0; k < n; k++)
-			if (sites[k].pc == l->pc && sites[k].caller == l->caller && sites[k].why == why)
+			if (sites[k].why == why && !strcmp(sites[k].name, name))
 				break;
 		if (k == n) {
 			if (n == max)
 				continue;
-			sites[n++] = (struct site){ l->pc, l->caller, why, 0 };
+			sites[n] = (struct site){ l->pc, l->caller, why, 0, "" };
+			snprintf(sites[n].name, sizeof(sites[n].name), "%s", name);
+			n++;
 		}
 		sites[k].lines++;
 	}
@@ -67,12 +72,12 @@ static size_t group(const struct adr_point *pt, const unsigned char *keep, const
 	return n;
 }
 
-static json_t *sites_json(const struct site *sites, size_t n, struct symbolizer *sym)
+static json_t *sites_json(const struct site *sites, size_t n)
 {
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:o, s:s, s:I}", "site", symbolize_store(sym, sites[i].pc, sites[i].caller),
+		json_array_append_new(a, json_pack("{s:s, s:o, s:s, s:I}", "site", sites[i].name,
 						   "pc", json_sprintf("0x%" PRIx64, sites[i].pc),
 						   "why", sites[i].why, "lines", (json_int_t)sites[i].lines));
 	return a;
@@ -93,7 +98,7 @@ static void add_causes(json_t *causes, json_t *seqs, const struct adr_point *pt,
 				"note", "where the record lies is unknown (acknowledged without its address)"));
 			continue;
 		}
-		n = group(pt, keep, r, sites, MAX_SITES, &total);
+		n = group(pt, keep, r, sym, sites, MAX_SITES, &total);
 		if (!n) {
 			json_array_append_new(causes, json_pack("{s:O, s:n, s:s}", "seq", s, "site", "note",
 				"no dropped line lies in the record: lost through metadata or another file"));
@@ -101,7 +106,7 @@ static void add_causes(json_t *causes, json_t *seqs, const struct adr_point *pt,
 		}
 		for (size_t k = 0; k < n; k++)
 			json_array_append_new(causes, json_pack("{s:O, s:s, s:s, s:I}", "seq", s,
-				"site", symbolize_store(sym, sites[k].pc, sites[k].caller), "why", sites[k].why,
+				"site", sites[k].name, "why", sites[k].why,
 				"lines", (json_int_t)sites[k].lines));
 	}
 }
@@ -113,9 +118,9 @@ void attribute_image(json_t *verdict, const struct adr_point *pt, const unsigned
 	size_t n, total;
 	json_t *causes = json_array();
 
-	n = group(pt, keep, NULL, sites, MAX_SITES, &total);
+	n = group(pt, keep, NULL, sym, sites, MAX_SITES, &total);
 	json_object_set_new(verdict, "dropped_lines", json_integer(total));
-	json_object_set_new(verdict, "dropped_sites", sites_json(sites, n, sym));
+	json_object_set_new(verdict, "dropped_sites", sites_json(sites, n));
 	add_causes(causes, json_object_get(verdict, "lost"), pt, keep, records, sym);
 	add_causes(causes, json_object_get(verdict, "torn"), pt, keep, records, sym);
 	json_object_set_new(verdict, "causes", causes);

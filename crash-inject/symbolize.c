@@ -51,26 +51,38 @@ void symbolizer_init(struct symbolizer *s, const char *program, uint64_t bias, c
 		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), ksym_cmp);
 }
 
-static void remember(struct symbolizer *s, uint64_t pc, const char *name)
+static void remember2(struct symbolizer *s, uint64_t pc, uint64_t caller, const char *name)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 64;
 		s->pcs = realloc(s->pcs, s->cap * sizeof(*s->pcs));
 		s->names = realloc(s->names, s->cap * sizeof(*s->names));
-		if (!s->pcs || !s->names)
+		s->callers = realloc(s->callers, s->cap * sizeof(*s->callers));
+		if (!s->pcs || !s->names || !s->callers)
 			abort();
 	}
 	s->pcs[s->n] = pc;
+	s->callers[s->n] = caller;
 	snprintf(s->names[s->n], sizeof(s->names[0]), "%s", name);
 	s->n++;
 }
 
-static const char *known(const struct symbolizer *s, uint64_t pc)
+static const char *known2(const struct symbolizer *s, uint64_t pc, uint64_t caller)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (s->pcs[i] == pc)
+		if (s->pcs[i] == pc && s->callers[i] == caller)
 			return s->names[i];
 	return NULL;
+}
+
+static const char *known(const struct symbolizer *s, uint64_t pc)
+{
+	return known2(s, pc, 0);
+}
+
+static void remember(struct symbolizer *s, uint64_t pc, const char *name)
+{
+	remember2(s, pc, 0, name);
 }
 
 /* addr2line -f -s -e PROGRAM ADDR...: two lines per address. No shell. */
@@ -172,6 +184,7 @@ void symbolizer_free(struct symbolizer *s)
 {
 	free(s->ksyms);
 	free(s->pcs);
+	free(s->callers);
 	free(s->names);
 	memset(s, 0, sizeof(*s));
 }
@@ -198,6 +211,8 @@ const char *symbolize_store(struct symbolizer *s, uint64_t pc, uint64_t caller)
 
 	if (pc >= KERNEL_BASE || !caller || caller >= KERNEL_BASE || !is_copy_routine(name))
 		return name;
+	if ((p = (char *)known2(s, pc, caller)))
+		return p;
 	snprintf(buf, sizeof(buf), "%s", name);
 	p = strrchr(buf, '(');
 	if (p && p[1]) {
@@ -207,6 +222,6 @@ const char *symbolize_store(struct symbolizer *s, uint64_t pc, uint64_t caller)
 		p = "a shared library";
 	}
 	snprintf(site, sizeof(site), "%.100s via %.50s", symbolize(s, caller), p);
-	remember(s, pc ^ (caller << 1) ^ 1, site); /* keyed apart from plain PCs */
-	return known(s, pc ^ (caller << 1) ^ 1);
+	remember2(s, pc, caller, site);
+	return known2(s, pc, caller);
 }

@@ -21,7 +21,7 @@ struct symbolizer {
 	struct ksym *ksyms;	/* sorted */
 	size_t nksyms;
 	/* addr2line answers already asked for */
-	uint64_t *pcs;
+	uint64_t *pcs, *callers;	/* caller 0: a plain PC */
 	char (*names)[160];
 	size_t n, cap;
 };
