@@ -1051,7 +1051,7 @@ int cmd_crashtest(int argc, char **argv)
 	}
 	free(fsl);
 	{
-		long long images = 0;
+		long long images = 0, twins = 0;
 		double check_s = 0;
 		size_t k;
 		json_t *row;
@@ -1060,7 +1060,10 @@ int cmd_crashtest(int argc, char **argv)
 		json_array_foreach(rows, k, row) {
 			images += json_integer_value(json_object_get(row, "images"));
 			check_s += json_real_value(json_object_get(row, "check_seconds"));
-			unexpected += json_array_size(json_object_get(row, "unexpected_images")) > 0;
+			twins += json_integer_value(json_object_get(row, "deduplicated"));
+			unexpected += json_array_size(json_object_get(row, "unexpected_images")) > 0 ||
+				      json_is_true(json_object_get(row, "missed")) ||
+				      json_is_true(json_object_get(row, "model_incomplete"));
 		}
 		doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:b, s:f, s:I}", "schema", 1, "run_id", run_id, "accel", c.accel,
 				"kernel", c.kernel, "scenarios", rows, "complete", 1,
@@ -1070,8 +1073,11 @@ int cmd_crashtest(int argc, char **argv)
 		json_decref(doc);
 		verdict_table(rows, stdout, TABLE_TEXT);
 		printf("\n%lld crash images in %.0f s (accelerator %s); checking took %.0f s: %.2f images/s, "
-		       "each with mount, verification and fsck\nresults: %s/crash\n", images, now_s() - t0, c.accel,
-		       check_s, check_s > 0 ? images / check_s : 0.0, run_dir);
+		       "each with mount, verification and fsck", images, now_s() - t0, c.accel,
+		       check_s, check_s > 0 ? (images - twins) / check_s : 0.0);
+		if (twins)
+			printf(" (%lld more were identical to one checked and share its verdict)", twins);
+		printf("\nresults: %s/crash\n", run_dir);
 		report_and_say(run_dir);
 		json_decref(rows);
 		return failures || unexpected ? 1 : 0;

@@ -40,16 +40,16 @@ const char *verdict_result(json_t *row)
 
 void verdict_table(json_t *rows, FILE *out, enum table_format fmt)
 {
-	static const char *const header[] = { "scenario", "fs", "mode", "expect", "images", "intact",
-					      "lost", "torn", "fscor", "acks", "result" };
-	static const int width[] = { 20, 5, 11, 9, 6, 6, 5, 5, 5, 8, 0 };
+	static const char *const header[] = { "scenario", "fs", "mode", "platform", "expect", "images",
+					      "intact", "lost", "torn", "fscor", "acks", "result" };
+	static const int width[] = { 24, 5, 11, 8, 9, 6, 6, 5, 5, 5, 8, 0 };
 	char n[7][24];
-	const char *cells[11];
+	const char *cells[12];
 	struct table t;
 	json_t *row;
 	size_t i;
 
-	table_begin(&t, out, fmt, NULL, 11, header, width);
+	table_begin(&t, out, fmt, NULL, 12, header, width);
 	json_array_foreach(rows, i, row) {
 		json_t *v = json_object_get(row, "verdicts");
 
@@ -62,10 +62,12 @@ void verdict_table(json_t *rows, FILE *out, enum table_format fmt)
 		cells[0] = str(row, "scenario");
 		cells[1] = str(row, "fs");
 		cells[2] = str(row, "mode");
-		cells[3] = str(row, "expect");
+		/* Runs from before the ADR model were all eADR. */
+		cells[3] = json_object_get(row, "platform") ? str(row, "platform") : "eadr";
+		cells[4] = str(row, "expect");
 		for (int k = 0; k < 6; k++)
-			cells[4 + k] = n[k];
-		cells[10] = verdict_result(row);
+			cells[5 + k] = n[k];
+		cells[11] = verdict_result(row);
 		table_row(&t, cells);
 	}
 	table_end(&t);
@@ -73,6 +75,7 @@ void verdict_table(json_t *rows, FILE *out, enum table_format fmt)
 
 void verdict_matrix(json_t *rows, FILE *out, enum table_format fmt, const char *caption)
 {
+	char mode[48];
 	const char *fss[8], *header[11] = { "scenario", "mode", "expect" }, *cells[11];
 	char text[8][160];
 	int nfs = 0, f;
@@ -97,7 +100,10 @@ void verdict_matrix(json_t *rows, FILE *out, enum table_format fmt, const char *
 		if (k < i)
 			continue;
 		cells[0] = str(row, "scenario");
-		cells[1] = str(row, "mode");
+		/* An ADR row says so; eADR rows (and older runs) read as before. */
+		snprintf(mode, sizeof(mode), "%s%s", str(row, "mode"),
+			 strcmp(json_string_value(json_object_get(row, "platform")) ?: "eadr", "adr") ? "" : " (adr)");
+		cells[1] = mode;
 		cells[2] = str(row, "expect");
 		for (f = 0; f < nfs; f++) {
 			snprintf(text[f], sizeof(text[f]), "-");
