@@ -16,7 +16,9 @@ plugin=$B/plugins/adr-cache.so
 [ -r "$plugin" ] || { echo "adr-cost: no $plugin: run 'make plugins' (needs QEMU >= 10)" >&2; exit 1; }
 [ -r "$B/images/$fs.img" ] || { echo "adr-cost: no $B/images/$fs.img: run 'make images'" >&2; exit 1; }
 out=$(mktemp -d "${TMPDIR:-/tmp}/adr-cost.XXXXXX")
-trap '[ -n "${KEEP:-}" ] || rm -rf "$out"' EXIT
+# The model's files in memory, as crashtest keeps them (crash-inject/adr.c).
+mdir=$(mktemp -d /dev/shm/adr-cost.XXXXXX 2>/dev/null || mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$out" "$mdir"' EXIT
 
 # The job without acknowledgements: no harness answers them here.
 {
@@ -40,8 +42,8 @@ for r in $(seq "$reps"); do
 		if [ "$model" = on ]; then
 			# run copies the golden image to $d/nvdimm.img; the durable
 			# copy starts equal to it.
-			cp --sparse=always "$B/images/$fs.img" "$d/durable"
-			args=(--plugin "$plugin,base=0x100000000,size=$region,media=$d/nvdimm.img,durable=$d/durable,state=$d/state")
+			cp --sparse=always "$B/images/$fs.img" "$mdir/durable"
+			args=(--plugin "$plugin,base=0x100000000,size=$region,media=$d/nvdimm.img,durable=$mdir/durable,state=$mdir/state")
 		fi
 		"$B/pmem-harness" run --kernel "$kernel" --fs "$fs" --accel tcg --script "$out/job.sh" \
 			--out "$d" --quiet "${args[@]}" >/dev/null 2>"$d/err" ||

@@ -26,15 +26,23 @@ int adr_model_start(struct adr_model *m, const char *dir, const char *media, uin
 	memset(m, 0, sizeof(*m));
 	m->listen_fd = m->fd = -1;
 	m->region_size = region_size;
-	snprintf(m->durable, sizeof(m->durable), "%s/nvdimm.durable", dir);
-	snprintf(m->state, sizeof(m->state), "%s/nvdimm.adr-state", dir);
-	/* The durable file starts as the media: nothing is pending at boot. */
-	if (image_copy(media, m->durable) < 0)
-		return -1;
-	/* mkdtemp gives 0700: only we reach the socket. */
+	/*
+	 * The model's files live in memory when they can (/dev/shm): the plugin
+	 * writes the durable copy as the guest runs, and a disk busy with crash
+	 * images would stall it. mkdtemp gives 0700: only we reach the socket.
+	 */
+	if (!access("/dev/shm", W_OK))
+		tmp = "/dev/shm";
 	snprintf(m->sock_dir, sizeof(m->sock_dir), "%s/pmem-adr.XXXXXX", tmp && strlen(tmp) < 40 ? tmp : "/tmp");
 	if (!mkdtemp(m->sock_dir)) {
-		fprintf(stderr, "adr: cannot create a socket directory: %s\n", strerror(errno));
+		fprintf(stderr, "adr: cannot create a directory for the model in %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(m->durable, sizeof(m->durable), "%s/nvdimm.durable", m->sock_dir);
+	snprintf(m->state, sizeof(m->state), "%s/nvdimm.adr-state", m->sock_dir);
+	/* The durable file starts as the media: nothing is pending at boot. */
+	if (image_copy(media, m->durable) < 0) {
+		adr_model_stop(m);
 		return -1;
 	}
 	snprintf(m->sock_path, sizeof(m->sock_path), "%s/model", m->sock_dir);
@@ -170,6 +178,10 @@ void adr_model_stop(struct adr_model *m)
 	m->fd = m->listen_fd = -1;
 	if (m->sock_path[0])
 		unlink(m->sock_path);
+	if (m->durable[0])
+		unlink(m->durable);
+	if (m->state[0])
+		unlink(m->state);
 	if (m->sock_dir[0])
 		rmdir(m->sock_dir);
 	m->sock_path[0] = m->sock_dir[0] = '\0';

@@ -102,7 +102,9 @@ void symbolizer_prefetch(struct symbolizer *s, const uint64_t *pcs, size_t n)
 		return;
 	}
 	argv[k++] = "addr2line";
+	argv[k++] = "-a";	/* each answer starts with its address */
 	argv[k++] = "-f";
+	argv[k++] = "-i";	/* inlined frames too: name the source, not an intrinsic */
 	argv[k++] = "-s";
 	argv[k++] = "-e";
 	argv[k++] = (char *)s->program;
@@ -126,21 +128,45 @@ void symbolizer_prefetch(struct symbolizer *s, const uint64_t *pcs, size_t n)
 	posix_spawn_file_actions_destroy(&fa);
 	close(pipefd[1]);
 	out = fdopen(pipefd[0], "r");
-	for (size_t i = 0, a = 0; out && i < n && a < asked; i++) {
-		char fn[160], where[160], name[160];
+	/* Per address: "0x...", then (function, file:line) from the innermost
+	 * inlined frame out. The first frame outside a header is the name. */
+	{
+		char line[2][200], best[160] = "", first[160] = "";
+		uint64_t at = 0;
+		int have = 0;
 
-		if (pcs[i] >= KERNEL_BASE || known(s, pcs[i]))
-			continue;
-		a++;
-		if (!fgets(fn, sizeof(fn), out) || !fgets(where, sizeof(where), out))
-			break;
-		fn[strcspn(fn, "\n")] = where[strcspn(where, "\n")] = '\0';
-		where[strcspn(where, " ")] = '\0'; /* drop "(discriminator N)" */
-		if (!strncmp(where, "??", 2))
-			snprintf(name, sizeof(name), "%s+0x%" PRIx64, strcmp(fn, "??") ? fn : "user", pcs[i]);
-		else
-			snprintf(name, sizeof(name), "%.80s (%.60s)", where, fn);
-		remember(s, pcs[i], name);
+		while (out && fgets(line[0], sizeof(line[0]), out)) {
+			line[0][strcspn(line[0], "\n")] = '\0';
+			if (!strncmp(line[0], "0x", 2)) {
+				if (have)
+					remember(s, at + s->program_bias, best[0] ? best : first);
+				at = strtoull(line[0], NULL, 16);
+				have = 1;
+				best[0] = first[0] = '\0';
+				continue;
+			}
+			if (!have || !fgets(line[1], sizeof(line[1]), out))
+				break;
+			line[1][strcspn(line[1], "\n")] = '\0';
+			line[1][strcspn(line[1], " ")] = '\0'; /* drop "(discriminator N)" */
+			{
+				char name[160];
+				const char *colon = strrchr(line[1], ':');
+				int header = colon && colon - line[1] > 2 && !strncmp(colon - 2, ".h", 2);
+
+				if (!strncmp(line[1], "??", 2))
+					snprintf(name, sizeof(name), "%s+0x%" PRIx64, strcmp(line[0], "??") ? line[0] : "user",
+						 at + s->program_bias);
+				else
+					snprintf(name, sizeof(name), "%.80s (%.60s)", line[1], line[0]);
+				if (!first[0])
+					snprintf(first, sizeof(first), "%s", name);
+				if (!best[0] && !header && strncmp(line[1], "??", 2))
+					snprintf(best, sizeof(best), "%s", name);
+			}
+		}
+		if (have)
+			remember(s, at + s->program_bias, best[0] ? best : first);
 	}
 	if (out)
 		fclose(out);

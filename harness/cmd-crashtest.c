@@ -751,8 +751,6 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	fclose(c->ack_log);
 	if (is_adr(c)) {
 		adr_model_stop(&c->model);
-		unlink(c->model.durable);
-		unlink(c->model.state);
 		if (c->model_error[0])
 			fprintf(stderr, "crashtest: %s/%s: %s\n", sc->name, fs, c->model_error);
 		images_from_points(c);
