@@ -50,7 +50,8 @@ WRITER_HDR := $(wildcard workloads/*.h workloads/persist/*.h)
 UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-qemu-argv \
 	      $(BUILD_DIR)/tests/unit-job-parse \
-	      $(BUILD_DIR)/tests/unit-noise
+	      $(BUILD_DIR)/tests/unit-noise \
+	      $(BUILD_DIR)/tests/unit-adr-model
 
 include harness/plugins/Makefile.inc
 
@@ -107,6 +108,12 @@ $(BUILD_DIR)/tests/unit-job-parse: tests/unit/job-parse.c $(WRITER_SRC) $(WRITER
 $(BUILD_DIR)/tests/unit-noise: tests/unit/noise.c results/stats.c results/stats.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SANITIZE) -Iresults -Itests/guest -o $@ tests/unit/noise.c results/stats.c -lm
+
+$(BUILD_DIR)/tests/unit-adr-model: tests/unit/adr-model.c crash-inject/adr.c crash-inject/image.c \
+		crash-inject/adr.h crash-inject/adr-state.h crash-inject/image.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest -o $@ tests/unit/adr-model.c crash-inject/adr.c \
+		crash-inject/image.c -lxxhash
 
 kernels:
 	vm-images/build-kernel.sh $(ALL_KERNELS)
