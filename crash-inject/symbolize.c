@@ -88,7 +88,7 @@ static void remember(struct symbolizer *s, uint64_t pc, const char *name)
 /* addr2line -f -s -e PROGRAM ADDR...: two lines per address. No shell. */
 void symbolizer_prefetch(struct symbolizer *s, const uint64_t *pcs, size_t n)
 {
-	char **argv = calloc(n + 6, sizeof(*argv));
+	char **argv = calloc(n + 8, sizeof(*argv)); /* 7 options, the PCs, NULL */
 	char (*hex)[24] = calloc(n ? n : 1, sizeof(*hex));
 	posix_spawn_file_actions_t fa;
 	int pipefd[2], k = 0;

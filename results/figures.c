@@ -142,7 +142,8 @@ static void collect_all(struct source *src, int nsrc, struct curves *cs, const c
 	for (cs->src = 0; cs->src < nsrc; cs->src++)
 		if (src[cs->src].run.info)
 			run_foreach_section(&src[cs->src].run, collect, cs, 0);
-	qsort(cs->c, cs->n, sizeof(*cs->c), by_line);
+	if (cs->n) /* a crash run has no bench sections: cs->c is NULL */
+		qsort(cs->c, cs->n, sizeof(*cs->c), by_line);
 }
 
 /* A run that holds several kernels names the kernel in every line. */

@@ -83,7 +83,7 @@ static const struct {
 } bad[] = {
 	{ "unknown key names the closest", "[j]\nbss=4k\n", "<string>:2: unknown option 'bss'; did you mean 'bs'?" },
 	{ "bad mode lists the modes", "[j]\nmap=awre\n", "map=awre is not valid: expected shared, sync, aware, sync+aware" },
-	{ "bad persist lists the methods", "[j]\npersist=nope\n", "expected clwb, fsync, libpmem, msync, none, ntstore" },
+	{ "bad persist lists the methods", "[j]\npersist=nope\n", "expected clwb, clwb-nofence, fsync, libpmem, msync, none, ntstore, ntstore-nofence" },
 	{ "bad size", "[j]\nbs=4q\n", "bs=4q is not a size" },
 	{ "out of range", "[j]\nrwmixread=101\n", "rwmixread=101 is out of range [0, 100]" },
 	{ "negative number", "[j]\nnumjobs=-1\n", "numjobs=-1 is not a number" },
