@@ -866,9 +866,17 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pmem-harness crashtest [--fs LIST] [--scenarios LIST] [--kernel FLAVOUR]\n"
+		"                              [--platform eadr|adr] [--subsets N] [--fence-points N]\n"
+		"                              [--program SRC.c --check SRC.c [--mode MODE]]\n"
 		"                              [--keep] [--seed N] [--run-id ID] [--results DIR] [--accel A]\n"
-		"Runs each scenario of crash-inject/scenarios on each filesystem, takes crash images,\n"
-		"checks them in a checker guest and prints the verdicts.\n");
+		"Runs each scenario of crash-inject/scenarios (or --program, checked by --check)\n"
+		"on each filesystem, takes crash images, checks them in a checker guest and\n"
+		"prints the verdicts.\n"
+		"  --platform      eadr: every executed store is durable (QEMU's view);\n"
+		"                  adr: lines not written back and fenced may be lost (TCG model)\n"
+		"  --subsets N     ADR images per crash point besides the strict one (default 20, max 64)\n"
+		"  --fence-points N  ADR crash points sampled at fences (default 4)\n"
+		"  --mode MODE     the program's mapping: shared, sync, aware or sync+aware\n");
 }
 
 int cmd_crashtest(int argc, char **argv)
