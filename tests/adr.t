@@ -214,4 +214,23 @@ sum=$out/rl-bystander-eadr/crash/summary.json
 jq -c '.scenarios[0] | {images, verdicts}' "$sum" | sed 's/^/# /'
 [ "$(jq '.scenarios[0].images > 0 and .scenarios[0].verdicts.intact == .scenarios[0].images' "$sum")" = true ]
 tap_ok $? "the same program under eADR: every image intact (the loss is the unflushed copy, nothing else)"
+# The correct twin: the kernel with the copy written back before the remap
+# (vm-images/patches/6.12/cow-flush). Both programs that lost the copy on
+# 6.12-stock keep it.
+if [ ! -e "$B/kernels/6.12-stock-cowflush/bzImage" ]; then
+	tap_skip "CoW twin" "needs 6.12-stock-cowflush (make test-kernels)"
+	tap_done
+fi
+"$H" crashtest --fs xfs-reflink --kernel 6.12-stock-cowflush --results "$out" --run-id rl-bystander-fix \
+	--program tests/fixtures/adr-reflink-bystander.c --check tests/fixtures/adr-reflink-check.c \
+	--mode shared --platform adr >"$out/rl-bystander-fix.out" 2>"$out/rl-bystander-fix.err"
+sum=$out/rl-bystander-fix/crash/summary.json
+jq -c '.scenarios[0] | {images, verdicts, flushes: .model.flushes, unresolved: .model.unresolved_flushes}' "$sum" | sed 's/^/# /'
+[ "$(jq '.scenarios[0] | .images > 0 and .verdicts.intact == .images and .model.unresolved_flushes == 0' "$sum")" = true ]
+tap_ok $? "fixed kernel (cow-flush): MAP_SHARED with the bystander fsync, every ADR image intact"
+reflink rl-sync-fix 6.12-stock-cowflush sync
+sum=$out/rl-sync-fix/crash/summary.json
+jq -c '.scenarios[0] | {images, verdicts, unresolved: .model.unresolved_flushes}' "$sum" | sed 's/^/# /'
+[ "$(jq '.scenarios[0] | .images > 0 and .verdicts.intact == .images and .model.unresolved_flushes == 0' "$sum")" = true ]
+tap_ok $? "fixed kernel (cow-flush): MAP_SYNC without fsync, every ADR image intact"
 tap_done
