@@ -29,7 +29,7 @@ ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c \
 	       harness/cmd-summary.c harness/cmd-compare.c harness/cmd-report.c harness/vm.c harness/qemu.c harness/qmp.c \
 	       harness/console.c harness/accel.c harness/jsonio.c harness/textfile.c harness/runinfo.c \
-	       harness/cmd-crashtest.c crash-inject/image.c crash-inject/judge.c \
+	       harness/cmd-crashtest.c crash-inject/image.c crash-inject/judge.c crash-inject/check_phases.c \
 	       crash-inject/adr.c crash-inject/attribute.c crash-inject/symbolize.c \
 	       results/series.c results/stats.c results/summary.c results/compare.c results/table.c \
 	       results/verdicts.c results/plot.c results/figures.c results/report.c
@@ -39,7 +39,8 @@ HARNESS_HDR := $(wildcard harness/*.h results/*.h crash-inject/*.h)
 GUEST_PROGS := $(BUILD_DIR)/guest/pmem-agent \
 	       $(BUILD_DIR)/guest/semantics \
 	       $(BUILD_DIR)/guest/pmem-writer \
-	       $(BUILD_DIR)/guest/pmem-verify
+	       $(BUILD_DIR)/guest/pmem-verify \
+	       $(BUILD_DIR)/guest/pmem-checker
 
 # The writer: every persistence method is one file in workloads/persist/.
 WRITER_SRC := workloads/writer.c workloads/job.c workloads/stats.c workloads/tracefs.c \
@@ -51,7 +52,10 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-qemu-argv \
 	      $(BUILD_DIR)/tests/unit-job-parse \
 	      $(BUILD_DIR)/tests/unit-noise \
-	      $(BUILD_DIR)/tests/unit-adr-model
+	      $(BUILD_DIR)/tests/unit-adr-model \
+	      $(BUILD_DIR)/tests/unit-judge-parse \
+	      $(BUILD_DIR)/tests/unit-check-phases \
+	      $(BUILD_DIR)/tests/unit-record-crc
 
 include harness/plugins/Makefile.inc
 
@@ -88,9 +92,15 @@ $(BUILD_DIR)/guest/pmem-writer: $(WRITER_SRC) $(WRITER_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iworkloads -o $@ $(WRITER_SRC) -ljansson -linih -lpmem -lm
 
-$(BUILD_DIR)/guest/pmem-verify: workloads/verify.c workloads/record.c workloads/record.h
+$(BUILD_DIR)/guest/pmem-verify: workloads/verify.c workloads/record_verify.c workloads/record.c \
+				 workloads/record.h workloads/record_verify.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ workloads/verify.c workloads/record.c
+	$(CC) $(CFLAGS) -o $@ workloads/verify.c workloads/record_verify.c workloads/record.c
+
+$(BUILD_DIR)/guest/pmem-checker: workloads/checker.c workloads/record_verify.c workloads/record.c \
+				  workloads/channel.c workloads/record.h workloads/record_verify.h workloads/channel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ workloads/checker.c workloads/record_verify.c workloads/record.c workloads/channel.c
 
 $(BUILD_DIR)/tests/unit-console: tests/unit/console.c harness/console.c harness/console.h
 	@mkdir -p $(@D)
@@ -104,6 +114,20 @@ $(BUILD_DIR)/tests/unit-job-parse: tests/unit/job-parse.c $(WRITER_SRC) $(WRITER
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest -o $@ tests/unit/job-parse.c \
 		$(filter-out workloads/writer.c,$(WRITER_SRC)) -ljansson -linih -lpmem -lm
+
+$(BUILD_DIR)/tests/unit-judge-parse: tests/unit/judge-parse.c crash-inject/judge.c crash-inject/judge.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest -o $@ tests/unit/judge-parse.c crash-inject/judge.c -ljansson
+
+$(BUILD_DIR)/tests/unit-check-phases: tests/unit/check-phases.c crash-inject/check_phases.c crash-inject/check_phases.h \
+				       results/stats.c results/stats.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest -o $@ tests/unit/check-phases.c crash-inject/check_phases.c \
+		results/stats.c -ljansson -lm
+
+$(BUILD_DIR)/tests/unit-record-crc: tests/unit/record-crc.c workloads/record.c workloads/record.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest -o $@ tests/unit/record-crc.c workloads/record.c
 
 $(BUILD_DIR)/tests/unit-noise: tests/unit/noise.c results/stats.c results/stats.h
 	@mkdir -p $(@D)

@@ -9,6 +9,39 @@
 
 #define SEQ_LIST_MAX 64	/* seq numbers listed per kind; the count is exact */
 
+/*
+ * A slot line is "<slot> <state> <seq>", or "<first>-<last> <state> <seq>"
+ * for a run of slots that all hold the same (pmem-checker writes runs of
+ * zero slots that way). The guest is not trusted: a slot past
+ * JUDGE_MAX_SLOTS or a state that is not V, Z, T or X fails the parse.
+ */
+static int add_slots(struct check_report *r, size_t *cap, unsigned long long first,
+		     unsigned long long last, char state, uint64_t seq)
+{
+	if (first > last || last >= JUDGE_MAX_SLOTS || !strchr("VZTX", state) || !state)
+		return -1;
+	if (last >= *cap) {
+		size_t want = *cap ? *cap : 1024;
+
+		while (want <= last)
+			want *= 2;
+		r->slots = realloc(r->slots, want);
+		r->seqs = realloc(r->seqs, want * sizeof(*r->seqs));
+		if (!r->slots || !r->seqs)
+			return -1;
+		*cap = want;
+	}
+	while (r->nslots <= last) {
+		r->slots[r->nslots] = 'Z';
+		r->seqs[r->nslots++] = 0;
+	}
+	for (; first <= last; first++) {
+		r->slots[first] = state;
+		r->seqs[first] = seq;
+	}
+	return 0;
+}
+
 int check_report_parse(const char *text, struct check_report *r)
 {
 	const char *line = text;
@@ -18,7 +51,7 @@ int check_report_parse(const char *text, struct check_report *r)
 	r->fsck_status = -1;
 	r->user_check = -1;
 	while (line && *line) {
-		unsigned long long slot, seq;
+		unsigned long long first, last, seq;
 		char state;
 		int rc;
 
@@ -32,28 +65,21 @@ int check_report_parse(const char *text, struct check_report *r)
 			r->nofile = 1;
 		else if (sscanf(line, "size %lld", &r->size) == 1)
 			;
-		else if (sscanf(line, "%llu %c %llu", &slot, &state, &seq) == 3) {
-			if (slot >= cap) {
-				cap = cap ? cap * 2 : 1024;
-				while (cap <= slot)
-					cap *= 2;
-				r->slots = realloc(r->slots, cap);
-				r->seqs = realloc(r->seqs, cap * sizeof(*r->seqs));
-				if (!r->slots || !r->seqs)
-					return -1;
-			}
-			while (r->nslots <= slot) {
-				r->slots[r->nslots] = 'Z';
-				r->seqs[r->nslots++] = 0;
-			}
-			r->slots[slot] = state;
-			r->seqs[slot] = seq;
+		else if (sscanf(line, "%llu-%llu %c %llu", &first, &last, &state, &seq) == 4) {
+			if (add_slots(r, &cap, first, last, state, seq) < 0)
+				goto bad;
+		} else if (sscanf(line, "%llu %c %llu", &first, &state, &seq) == 3) {
+			if (add_slots(r, &cap, first, first, state, seq) < 0)
+				goto bad;
 		}
 		line = strchr(line, '\n');
 		if (line)
 			line++;
 	}
 	return 0;
+bad:
+	check_report_free(r);
+	return -1;
 }
 
 void check_report_free(struct check_report *r)

@@ -36,7 +36,12 @@ struct check_report {
 	int user_check;		/* exit status of the user's checker, -1: none */
 };
 
-/* Parse the checker's block for one image (see crashtest's checker job). */
+/* More slots than this in one report is a lying or broken guest: 16 GiB of
+ * 4 KiB records. */
+#define JUDGE_MAX_SLOTS (1ULL << 22)
+
+/* Parse the checker's block for one image (workloads/checker.c writes it);
+ * -1 when it is malformed or out of bounds (the report is then freed). */
 int check_report_parse(const char *text, struct check_report *r);
 void check_report_free(struct check_report *r);
 /* Verdict JSON: {"verdict", "acked", "lost":[seq..], "torn":[..], ...}. */

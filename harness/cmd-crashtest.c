@@ -37,6 +37,7 @@
 #include "../crash-inject/attribute.h"
 #include "../crash-inject/image.h"
 #include "../crash-inject/judge.h"
+#include "../crash-inject/check_phases.h"
 #include "../crash-inject/symbolize.h"
 #include "../results/series.h"
 #include "../results/verdicts.h"
@@ -68,6 +69,7 @@ struct image {
 	unsigned char *keep;	/* per pending line of the point; NULL: see variant */
 	int same_as;		/* index of the identical image checked instead, or -1 */
 	char hash[40];
+	struct check_phases phases;	/* where its check's time went */
 };
 
 struct crash_run;
@@ -425,7 +427,10 @@ static void checker_line(void *ctx, struct vm *vm, const char *line)
 			c->serving++;
 			continue;
 		}
+		double t = now_s();
+
 		if (!im->verdict && write_image(c, im, vm_nvdimm(vm), 0) == 0) {
+			im->phases.ms[PHASE_WRITE] = (now_s() - t) * 1e3;
 			vm_reply(vm, "image %zu %s %zu %s\n", c->serving, c->bs, im->acked, c->files);
 			c->t_served = now_s();
 			c->serving++;
@@ -440,28 +445,11 @@ static void checker_line(void *ctx, struct vm *vm, const char *line)
 	vm_reply(vm, "done\n");
 }
 
+/* The loop over images is one guest program (workloads/checker.c). */
 static const char checker_job[] =
 	"set -u\n"
 	". /usr/share/pmem/lib.sh\n"
-	"while :; do\n"
-	"\tset -- $(pmem-agent ask next)\n"
-	"\t[ \"${1:-done}\" = image ] || break\n"
-	"\tid=$2 bs=$3 acked=$4\n"
-	"\tshift 4\n"
-	"\techo \"@@begin $id\"\n"
-	/* The media changed under us: drop every cached block of it. */
-	"\tblockdev --flushbufs $PMEM_DEV\n"
-	"\tif mount -o dax $PMEM_DEV $PMEM_MNT 2>/tmp/mount.err; then\n"
-	"\t\techo 'mount ok'\n"
-	"\t\tif [ -x /tmp/check ]; then\n"
-	"\t\t\t(cd \"$PMEM_MNT/crash\" && PMEM_ACKED=$acked /tmp/check >/tmp/check.log 2>&1); echo \"usercheck $?\"\n"
-	"\t\telse for f in \"$@\"; do echo \"file $f\"; pmem-verify \"$PMEM_MNT/$f\" \"$bs\"; done; fi\n"
-	"\t\tumount $PMEM_MNT || echo 'umount failed'\n"
-	"\telse sed 's/^/mount: /' /tmp/mount.err; fi\n"
-	"\tblockdev --flushbufs $PMEM_DEV\n"
-	"\tpmem_fsck \"$PMEM_FS\" >/tmp/fsck.log 2>&1; echo \"fsck $?\"\n"
-	"\techo \"@@end $id\"\n"
-	"done\n";
+	"exec pmem-checker \"$PMEM_FS\" \"$PMEM_DEV\" \"$PMEM_MNT\" $([ -x /tmp/check ] && echo /tmp/check)\n";
 
 /* Verdicts from the checker's output blocks. */
 static void judge_blocks(struct crash_run *c, const char *log_path)
@@ -480,9 +468,13 @@ static void judge_blocks(struct crash_run *c, const char *log_path)
 		if (!e || id >= c->nimages)
 			break;
 		*e = '\0';
+		check_phases_parse(p, &c->images[id].phases);
 		if (!c->images[id].verdict && check_report_parse(p, &r) == 0) {
 			c->images[id].verdict = judge(&r, c->acks, c->images[id].acked);
 			check_report_free(&r);
+		} else if (!c->images[id].verdict) {
+			c->images[id].verdict = json_pack("{s:s, s:s}", "verdict", "fs-corrupt", "checker_failure",
+				"the checker's report on this image is malformed or out of bounds");
 		}
 		p = e + 1;
 	}
@@ -687,6 +679,23 @@ static void user_symbolizer(const struct crash_run *c, struct symbolizer *sym)
 	}
 }
 
+/* The checker's time per step over the images it checked (twins excluded). */
+static json_t *checked_phases(const struct crash_run *c)
+{
+	struct check_phases *p = calloc(c->nimages + 1, sizeof(*p));
+	size_t i, n = 0;
+	json_t *doc;
+
+	if (!p)
+		return json_object();
+	for (i = 0; i < c->nimages; i++)
+		if (c->images[i].same_as < 0)
+			p[n++] = c->images[i].phases;
+	doc = check_phases_json(p, n);
+	free(p);
+	return doc;
+}
+
 static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, const char *fs,
 			    const char *run_dir)
 {
@@ -830,6 +839,7 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 			"deduplicated", (json_int_t)twins);
 	if (!strcmp(sc->expect, "lost") && !losses)
 		json_object_set_new(row, "missed", json_true());
+	json_object_set_new(row, "check_phases", checked_phases(c));
 	if (is_adr(c)) {
 		json_object_set_new(row, "model", model_json(c, &incomplete));
 		if (incomplete)

@@ -4,7 +4,7 @@
 
 #include "record.h"
 
-uint32_t crc32c(uint32_t crc, const void *buf, size_t len)
+uint32_t crc32c_sw(uint32_t crc, const void *buf, size_t len)
 {
 	static uint32_t table[256];
 	const unsigned char *p = buf;
@@ -22,6 +22,34 @@ uint32_t crc32c(uint32_t crc, const void *buf, size_t len)
 	while (len--)
 		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
 	return ~crc;
+}
+
+#ifdef __x86_64__
+/* SSE4.2's crc32 instruction, 8 bytes at a time: the checker verifies every
+ * record of every crash image, and under TCG the byte loop above cost more
+ * than mounting an ext4 image. */
+__attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	uint64_t c = ~crc, v;
+
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&v, p, sizeof(v));
+		c = __builtin_ia32_crc32di(c, v);
+	}
+	while (len--)
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
+	return ~(uint32_t)c;
+}
+#endif
+
+uint32_t crc32c(uint32_t crc, const void *buf, size_t len)
+{
+#ifdef __x86_64__
+	if (__builtin_cpu_supports("sse4.2"))
+		return crc32c_sse42(crc, buf, len);
+#endif
+	return crc32c_sw(crc, buf, len);
 }
 
 static unsigned char payload_byte(uint64_t seq, size_t i)

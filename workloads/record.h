@@ -34,5 +34,8 @@ void record_fill(void *buf, size_t len, uint64_t seq, uint64_t off);
 /* Classify the record at buf; *seq is its header's sequence when present. */
 enum record_state record_check(const void *buf, size_t len, uint64_t off, uint64_t *seq);
 uint32_t crc32c(uint32_t crc, const void *buf, size_t len);
+/* The portable byte-at-a-time CRC32C, which crc32c() replaces where the CPU
+ * has SSE4.2; the two must agree (tests/unit/record-crc.c). */
+uint32_t crc32c_sw(uint32_t crc, const void *buf, size_t len);
 
 #endif

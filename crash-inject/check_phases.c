@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A checker's time per image, by step: see check_phases.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../results/stats.h"
+#include "check_phases.h"
+
+const char *const check_phase_names[NPHASES] = { "write", "mount", "verify", "umount", "fsck" };
+
+static int sane(double ms)
+{
+	return isfinite(ms) && ms >= 0 && ms < 3600e3;
+}
+
+void check_phases_parse(const char *block, struct check_phases *p)
+{
+	const char *line;
+	double v[4];
+
+	p->have_guest = 0;
+	for (line = block; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (strncmp(line, "phase ", 6))
+			continue;
+		if (sscanf(line, "phase mount %lf verify %lf umount %lf fsck %lf", &v[0], &v[1], &v[2], &v[3]) != 4 ||
+		    !sane(v[0]) || !sane(v[1]) || !sane(v[2]) || !sane(v[3]))
+			return;
+		memcpy(&p->ms[PHASE_MOUNT], v, sizeof(v));
+		p->have_guest = 1;
+		return;
+	}
+}
+
+json_t *check_phases_json(const struct check_phases *p, size_t n)
+{
+	json_t *doc = json_object();
+	double *v = malloc((n ? n : 1) * sizeof(*v));
+	int k;
+
+	for (k = 0; v && k < NPHASES; k++) {
+		struct sample_stats s;
+		size_t i, m = 0;
+
+		for (i = 0; i < n; i++)
+			if (k == PHASE_WRITE || p[i].have_guest)
+				v[m++] = p[i].ms[k];
+		if (!m)
+			continue;
+		sample_stats(v, m, &s);
+		json_object_set_new(doc, check_phase_names[k],
+				    json_pack("{s:I, s:f, s:f, s:f}", "n", (json_int_t)m, "median_ms", s.median,
+					      "min_ms", s.min, "max_ms", s.max));
+	}
+	free(v);
+	return doc;
+}

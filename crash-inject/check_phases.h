@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Where a checker's time per image goes: the host's write of the image into
+ * the checker's NVDIMM, and the guest's own steps as pmem-checker reports
+ * them on its "phase" line (guest milliseconds; under TCG only their ratios
+ * and the host's wall time mean anything).
+ */
+#ifndef PMEM_CHECK_PHASES_H
+#define PMEM_CHECK_PHASES_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+enum { PHASE_WRITE, PHASE_MOUNT, PHASE_VERIFY, PHASE_UMOUNT, PHASE_FSCK, NPHASES };
+
+struct check_phases {
+	double ms[NPHASES];
+	int have_guest;		/* the guest's phase line was read */
+};
+
+extern const char *const check_phase_names[NPHASES];
+
+/* Read the guest's "phase ..." line out of one image's report block. A
+ * missing, malformed or absurd line (negative, not finite, over an hour)
+ * leaves have_guest 0: the guest is not trusted to report sane numbers. */
+void check_phases_parse(const char *block, struct check_phases *p);
+/* { "write": {n, median, min, max}, ... } over the n entries that have them. */
+json_t *check_phases_json(const struct check_phases *p, size_t n);
+
+#endif

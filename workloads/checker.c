@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmem-checker FS DEV MNT [CHECK]: the checker guest's loop over crash
+ * images, in one process.
+ *
+ * It asks the host for the next image on the control port; the host has
+ * already written that image into the NVDIMM under us. Each image gets the
+ * whole check: the block device's cached buffers dropped, a real
+ * `mount -o dax` (journal or log replay by the kernel), every record slot of
+ * the crash files read back (record_verify.h) or the user's CHECK program
+ * run in the mounted crash directory, umount, and the filesystem's own
+ * read-only fsck. Its report for image N is the block the host's judge reads
+ * (crash-inject/judge.h), between "@@begin N" and "@@end N", with a
+ * "phase" line of guest milliseconds per step.
+ *
+ * The shell loop it replaces spent most of each image starting programs
+ * (pmem-agent, blockdev twice, mount, pmem-verify, umount) under TCG; here
+ * only fsck and a user's CHECK are separate programs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "record_verify.h"
+
+struct target {
+	const char *fs;		/* ext4, xfs or xfs-reflink */
+	const char *dev;
+	const char *mnt;
+	const char *check;	/* the user's checker, or NULL for the record verifier */
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The media changed under the kernel: drop every cached block of it. */
+static void flush_buffers(const char *dev)
+{
+	int fd = open(dev, O_RDONLY);
+
+	if (fd < 0 || ioctl(fd, BLKFLSBUF, 0) < 0)
+		printf("flushbufs: %s: %s\n", dev, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Run argv with stdout and stderr into log, from directory dir; its exit
+ * status, or 128 + the signal that killed it. */
+static int run(char *const argv[], const char *dir, const char *log, const char *acked)
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return 127;
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 || (dir && chdir(dir) < 0))
+			_exit(127);
+		if (acked)
+			setenv("PMEM_ACKED", acked, 1);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return 127;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int fsck(const struct target *t)
+{
+	char *e2fsck[] = { "e2fsck", "-fn", (char *)t->dev, NULL };
+	char *xfs_repair[] = { "xfs_repair", "-n", (char *)t->dev, NULL };
+
+	return run(strcmp(t->fs, "ext4") ? xfs_repair : e2fsck, NULL, "/tmp/fsck.log", NULL);
+}
+
+/* The contents of the image: the user's checker, or every crash file's slots. */
+static void verify(const struct target *t, const char *bs, const char *acked, char *files)
+{
+	char path[4096], *f, *save;
+
+	if (t->check) {
+		char *argv[] = { (char *)t->check, NULL };
+
+		snprintf(path, sizeof(path), "%s/crash", t->mnt);
+		printf("usercheck %d\n", run(argv, path, "/tmp/check.log", acked));
+		return;
+	}
+	for (f = strtok_r(files, " ", &save); f; f = strtok_r(NULL, " ", &save)) {
+		printf("file %s\n", f);
+		snprintf(path, sizeof(path), "%s/%s", t->mnt, f);
+		record_verify_file(path, strtoul(bs, NULL, 0), stdout);
+	}
+}
+
+static void check_image(const struct target *t, const char *id, const char *bs, const char *acked,
+			char *files)
+{
+	const char *type = strcmp(t->fs, "ext4") ? "xfs" : "ext4";
+	double t0 = now_ms(), t1, t2, t3;
+
+	printf("@@begin %s\n", id);
+	flush_buffers(t->dev);
+	if (mount(t->dev, t->mnt, type, 0, "dax") == 0) {
+		puts("mount ok");
+		t1 = now_ms();
+		verify(t, bs, acked, files);
+		t2 = now_ms();
+		if (umount(t->mnt) < 0)
+			printf("umount failed: %s\n", strerror(errno));
+	} else {
+		printf("mount: %s %s on %s: %s\n", type, t->dev, t->mnt, strerror(errno));
+		t1 = t2 = now_ms();
+	}
+	t3 = now_ms();
+	flush_buffers(t->dev);
+	printf("fsck %d\n", fsck(t));
+	printf("phase mount %.2f verify %.2f umount %.2f fsck %.2f\n", t1 - t0, t2 - t1, t3 - t2, now_ms() - t3);
+	printf("@@end %s\n", id);
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	struct target t;
+	char line[4096];
+	int ctl;
+
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: pmem-checker FS DEV MNT [CHECK]\n");
+		return 2;
+	}
+	t = (struct target){ argv[1], argv[2], argv[3], argc == 5 ? argv[4] : NULL };
+	ctl = channel_open(CHANNEL_CTL);
+	if (ctl < 0)
+		return 1;
+	for (;;) {
+		char id[32], bs[32], acked[32];
+		int n = 0;
+
+		if (channel_printf(ctl, "next\n") < 0 || channel_read_line(ctl, line, sizeof(line)) < 0)
+			return 1;
+		if (!strcmp(line, "done"))
+			return 0;
+		if (sscanf(line, "image %31s %31s %31s %n", id, bs, acked, &n) != 3 || !n) {
+			fprintf(stderr, "pmem-checker: unexpected reply '%s'\n", line);
+			return 1;
+		}
+		check_image(&t, id, bs, acked, line + n);
+	}
+}
