@@ -154,10 +154,10 @@ tap_ok $? "unfenced non-temporal stores (planted in the writer): caught, $nt rec
 # The kernel's own missing write-back: a write fault on a reflinked block
 # copies the block with cached stores (dax_iomap_copy_around()). The
 # program flushes only its own line.
-reflink() { # id kernel mode
+reflink() { # id kernel mode [program [platform]]
 	"$H" crashtest --fs xfs-reflink --kernel "$2" --results "$out" --run-id "$1" \
-		--program tests/fixtures/adr-reflink.c --check tests/fixtures/adr-reflink-check.c \
-		--mode "$3" --platform adr >"$out/$1.out" 2>"$out/$1.err"
+		--program "tests/fixtures/${4:-adr-reflink}.c" --check tests/fixtures/adr-reflink-check.c \
+		--mode "$3" --platform "${5:-adr}" >"$out/$1.out" 2>"$out/$1.err"
 }
 # Lost images that drop a kernel store never written back and nothing else
 # the checker reads: a crash between the program's memset and its clwb also
@@ -167,6 +167,9 @@ kernel_blamed() { # dir
 		select(any(.dropped_sites[]; (.pc | startswith("0xffff")) and .why == "never written back")) |
 		select(all(.dropped_sites[]; ((.pc | startswith("0xffff")) and .why == "never written back") or
 			(.site | startswith("adr-reflink.c:"))))] | length' "$1"/image-*.json
+}
+all_intact_adr() { # summary: images were taken, every one intact, every flush resolved
+	[ "$(jq '.scenarios[0] | .images > 0 and .verdicts.intact == .images and .model.unresolved_flushes == 0' "$1")" = true ]
 }
 unblamed() { # dir: on a mismatch, show one lost image the rule above does not explain
 	jq -s -c 'map(select(.verdict == "lost") | select(all(.dropped_sites[]; ((.pc | startswith("0xffff")) and
@@ -196,9 +199,7 @@ tap_ok $? "finding: upstream MAP_SYNC CoW fault loses the kernel's copy of the b
 # the fault's CoW remap becomes durable while the kernel's copy of the block
 # is still in the CPU cache. MAP_SHARED's dirty tracking cannot help, since
 # our fsync comes too late.
-"$H" crashtest --fs xfs-reflink --kernel 6.12-stock --results "$out" --run-id rl-bystander \
-	--program tests/fixtures/adr-reflink-bystander.c --check tests/fixtures/adr-reflink-check.c \
-	--mode shared --platform adr >"$out/rl-bystander.out" 2>"$out/rl-bystander.err"
+reflink rl-bystander 6.12-stock shared adr-reflink-bystander
 sum=$out/rl-bystander/crash/summary.json
 lost=$(jq '.scenarios[0].verdicts.lost' "$sum")
 dir=$out/rl-bystander/crash/program__xfs-reflink
@@ -207,9 +208,7 @@ echo "# MAP_SHARED + clwb + fsync, another file fsynced after each fault (6.12-s
 jq -c '.scenarios[0] | {images, verdicts, unresolved: .model.unresolved_flushes}' "$sum" | sed 's/^/# /'
 { [ "${lost:-0}" -gt 0 ] && [ "$blamed" = "$lost" ] || { unblamed "$dir"; false; }; } && jq -e '.scenarios[0].model.unresolved_flushes == 0' "$sum" >/dev/null
 tap_ok $? "finding: upstream MAP_SHARED CoW fault loses the acknowledged block under ADR when another fsync commits the remap before ours"
-"$H" crashtest --fs xfs-reflink --kernel 6.12-stock --results "$out" --run-id rl-bystander-eadr \
-	--program tests/fixtures/adr-reflink-bystander.c --check tests/fixtures/adr-reflink-check.c \
-	--mode shared --platform eadr >"$out/rl-bystander-eadr.out" 2>"$out/rl-bystander-eadr.err"
+reflink rl-bystander-eadr 6.12-stock shared adr-reflink-bystander eadr
 sum=$out/rl-bystander-eadr/crash/summary.json
 jq -c '.scenarios[0] | {images, verdicts}' "$sum" | sed 's/^/# /'
 [ "$(jq '.scenarios[0].images > 0 and .scenarios[0].verdicts.intact == .scenarios[0].images' "$sum")" = true ]
@@ -221,16 +220,14 @@ if [ ! -e "$B/kernels/6.12-stock-cowflush/bzImage" ]; then
 	tap_skip "CoW twin" "needs 6.12-stock-cowflush (make test-kernels)"
 	tap_done
 fi
-"$H" crashtest --fs xfs-reflink --kernel 6.12-stock-cowflush --results "$out" --run-id rl-bystander-fix \
-	--program tests/fixtures/adr-reflink-bystander.c --check tests/fixtures/adr-reflink-check.c \
-	--mode shared --platform adr >"$out/rl-bystander-fix.out" 2>"$out/rl-bystander-fix.err"
+reflink rl-bystander-fix 6.12-stock-cowflush shared adr-reflink-bystander
 sum=$out/rl-bystander-fix/crash/summary.json
 jq -c '.scenarios[0] | {images, verdicts, flushes: .model.flushes, unresolved: .model.unresolved_flushes}' "$sum" | sed 's/^/# /'
-[ "$(jq '.scenarios[0] | .images > 0 and .verdicts.intact == .images and .model.unresolved_flushes == 0' "$sum")" = true ]
+all_intact_adr "$sum"
 tap_ok $? "fixed kernel (cow-flush): MAP_SHARED with the bystander fsync, every ADR image intact"
 reflink rl-sync-fix 6.12-stock-cowflush sync
 sum=$out/rl-sync-fix/crash/summary.json
 jq -c '.scenarios[0] | {images, verdicts, unresolved: .model.unresolved_flushes}' "$sum" | sed 's/^/# /'
-[ "$(jq '.scenarios[0] | .images > 0 and .verdicts.intact == .images and .model.unresolved_flushes == 0' "$sum")" = true ]
+all_intact_adr "$sum"
 tap_ok $? "fixed kernel (cow-flush): MAP_SYNC without fsync, every ADR image intact"
 tap_done
