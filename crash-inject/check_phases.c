@@ -8,7 +8,7 @@
 #include "../results/stats.h"
 #include "check_phases.h"
 
-const char *const check_phase_names[NPHASES] = { "write", "mount", "verify", "umount", "fsck" };
+const char *const check_phase_names[NPHASES] = { "write", "mount", "verify", "umount", "fsck", "round" };
 
 static int sane(double ms)
 {
@@ -44,7 +44,7 @@ json_t *check_phases_json(const struct check_phases *p, size_t n)
 		size_t i, m = 0;
 
 		for (i = 0; i < n; i++)
-			if (k == PHASE_WRITE || p[i].have_guest)
+			if (k == PHASE_WRITE || (k == PHASE_ROUND ? p[i].have_round : p[i].have_guest))
 				v[m++] = p[i].ms[k];
 		if (!m)
 			continue;

@@ -11,11 +11,15 @@
 #include <jansson.h>
 #include <stddef.h>
 
-enum { PHASE_WRITE, PHASE_MOUNT, PHASE_VERIFY, PHASE_UMOUNT, PHASE_FSCK, NPHASES };
+/* round: the host's wall time from handing the image over to the guest's
+ * next request, so it holds the guest's steps and what lies between them
+ * (its report, the protocol, the guest's clock running apart from ours). */
+enum { PHASE_WRITE, PHASE_MOUNT, PHASE_VERIFY, PHASE_UMOUNT, PHASE_FSCK, PHASE_ROUND, NPHASES };
 
 struct check_phases {
 	double ms[NPHASES];
 	int have_guest;		/* the guest's phase line was read */
+	int have_round;		/* the guest asked again after this image */
 };
 
 extern const char *const check_phase_names[NPHASES];
