@@ -29,7 +29,8 @@ ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c \
 	       harness/cmd-summary.c harness/cmd-compare.c harness/cmd-report.c harness/vm.c harness/qemu.c harness/qmp.c \
 	       harness/console.c harness/accel.c harness/jsonio.c harness/textfile.c harness/runinfo.c \
-	       harness/cmd-crashtest.c crash-inject/image.c crash-inject/judge.c crash-inject/check_phases.c \
+	       harness/cmd-crashtest.c harness/cmd-crashcheck.c harness/checker.c harness/embed.c \
+	       crash-inject/image.c crash-inject/judge.c crash-inject/check_phases.c \
 	       crash-inject/adr.c crash-inject/attribute.c crash-inject/symbolize.c \
 	       results/series.c results/stats.c results/summary.c results/compare.c results/table.c \
 	       results/verdicts.c results/plot.c results/figures.c results/report.c

@@ -139,3 +139,35 @@ json_t *judge(const struct check_report *r, const struct ack_rec *acks, size_t n
 		json_object_set_new(v, "user_check_status", json_integer(r->user_check));
 	return v;
 }
+
+int ack_log_load(const char *path, struct ack_rec **acks, size_t *n)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long long seq, off;
+	size_t len, cap = 0;
+	char line[256];
+	int bad = 0;
+
+	*acks = NULL;
+	*n = 0;
+	if (!f)
+		return -1;
+	while (!bad && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llu %llu %zu", &seq, &off, &len) != 3) {
+			bad = 1;
+			break;
+		}
+		if (*n == cap) {
+			struct ack_rec *more = realloc(*acks, (cap = cap ? 2 * cap : 1024) * sizeof(**acks));
+
+			if (!more) {
+				bad = 1;
+				break;
+			}
+			*acks = more;
+		}
+		(*acks)[(*n)++] = (struct ack_rec){ seq, off, len };
+	}
+	fclose(f);
+	return bad ? -1 : 0;
+}

@@ -46,5 +46,8 @@ int check_report_parse(const char *text, struct check_report *r);
 void check_report_free(struct check_report *r);
 /* Verdict JSON: {"verdict", "acked", "lost":[seq..], "torn":[..], ...}. */
 json_t *judge(const struct check_report *r, const struct ack_rec *acks, size_t nacked);
+/* Read an acks.log ("seq offset length" per line) into a malloc'd array;
+ * -1 when it cannot be read or a line is not an ack. */
+int ack_log_load(const char *path, struct ack_rec **acks, size_t *n);
 
 #endif

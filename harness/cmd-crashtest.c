@@ -42,6 +42,8 @@
 #include "../results/series.h"
 #include "../results/verdicts.h"
 #include "accel.h"
+#include "checker.h"
+#include "embed.h"
 #include "builtin.h"
 #include "jsonio.h"
 #include "runinfo.h"
@@ -50,9 +52,6 @@
 
 #define MAX_IMAGES 4000
 #define MAX_POINTS 96
-#define CHECK_BOOT_TIMEOUT 120
-/* Seconds one image may take in the checker; PMEM_CHECK_IMAGE_TIMEOUT overrides. */
-#define CHECK_IMAGE_TIMEOUT 60
 
 struct scenario {
 	char name[64], job[256], mode[24], platform[8], expect[16];
@@ -60,16 +59,12 @@ struct scenario {
 
 struct image {
 	char path[1024];
-	size_t acked;		/* acks logged before it was taken */
 	const char *why;	/* "ack", "time", "kill", "fence" */
-	json_t *verdict;
 	/* ADR: the crash point it comes from and which pending lines it keeps */
 	int point;		/* -1: an eADR image */
 	char variant[8];	/* "eadr" (all kept), "adr" (none), "sNN" (a subset) */
 	unsigned char *keep;	/* per pending line of the point; NULL: see variant */
-	int same_as;		/* index of the identical image checked instead, or -1 */
 	char hash[40];
-	struct check_phases phases;	/* where its check's time went */
 };
 
 struct crash_run;
@@ -105,11 +100,10 @@ struct crash_run {
 	int have_last_rec;
 	/* a user's program and checker (static binaries), or NULL */
 	const char *program, *check;
-	/* checker */
-	size_t serving;		/* index of the image being checked */
-	double t_served;	/* when it was handed to the checker */
-	int hung;		/* the checker was killed on that image */
-	const char *files, *bs;
+	int checkers;		/* checker guests at once */
+	struct checker_pool *pool;	/* up from the first scenario to the last */
+	/* per image: what the checker needs and says (same index as images) */
+	struct check_item *checks;
 };
 
 static double now_s(void)
@@ -157,7 +151,8 @@ static struct image *new_image(struct crash_run *c)
 		return NULL;
 	im = &c->images[c->nimages];
 	memset(im, 0, sizeof(*im));
-	im->point = im->same_as = -1;
+	im->point = -1;
+	c->checks[c->nimages] = (struct check_item){ .same_as = -1 };
 	snprintf(im->variant, sizeof(im->variant), "eadr");
 	return im;
 }
@@ -173,7 +168,7 @@ static void take_image(struct crash_run *c, struct vm *vm, const char *why, int 
 	if (!paused_already && vm_pause(vm) < 0)
 		return;
 	if (image_copy(vm_nvdimm(vm), im->path) == 0) {
-		im->acked = c->nacks;
+		c->checks[c->nimages].acked = c->nacks;
 		im->why = why;
 		c->nimages++;
 	}
@@ -326,49 +321,6 @@ static void writer_tick(void *ctx, struct vm *vm)
 	}
 }
 
-static int vm_options_for(struct crash_run *c, struct vm_options *o, const char *kernel,
-			  const char *nvdimm, char *kpath, char *ipath)
-{
-	struct stat st;
-
-	snprintf(kpath, 1024, "%s/kernels/%s/bzImage", c->build, kernel);
-	snprintf(ipath, 1024, "%s/initramfs.cpio", c->build);
-	if (access(kpath, R_OK) || access(ipath, R_OK) || stat(nvdimm, &st) < 0) {
-		fprintf(stderr, "crashtest: missing %s, %s or %s: run 'make kernels images'\n", kpath, ipath, nvdimm);
-		return -1;
-	}
-	memset(o, 0, sizeof(*o));
-	o->qemu.binary = getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64";
-	o->qemu.accel = c->accel;
-	o->qemu.kernel = kpath;
-	o->qemu.initrd = ipath;
-	o->qemu.mem_mib = 1024;
-	o->qemu.cpus = 1;
-	o->qemu.nvdimm = nvdimm;
-	o->qemu.nvdimm_size = st.st_size;
-	o->boot_timeout = CHECK_BOOT_TIMEOUT;
-	o->run_timeout = 600;
-	return 0;
-}
-
-/* A static binary carried inside the job script (the initramfs is fixed). */
-static int embed_binary(FILE *f, const char *bin, const char *dest)
-{
-	char cmd[1200], buf[4096];
-	FILE *p;
-	size_t n;
-
-	snprintf(cmd, sizeof(cmd), "base64 '%s'", bin);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	fprintf(f, "base64 -d >%s <<'PMEM_BIN_EOF'\n", dest);
-	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-		fwrite(buf, 1, n, f);
-	fprintf(f, "PMEM_BIN_EOF\nchmod +x %s\n", dest);
-	return pclose(p) ? -1 : 0;
-}
-
 static char *writer_script(const struct crash_run *c, const struct scenario *sc, const char *fs)
 {
 	char *s = NULL, *text;
@@ -395,141 +347,6 @@ static char *writer_script(const struct crash_run *c, const struct scenario *sc,
 	fclose(f);
 	free(text);
 	return s;
-}
-
-/* Checker: "next" -> the host writes the next image and answers
- * "image <index> <bs> <files...>", or "done". */
-/* A checker stuck on one image (a hang in mount, replay or fsck) is killed;
- * that image gets the verdict and a fresh checker takes the next. */
-static void checker_tick(void *ctx, struct vm *vm)
-{
-	struct crash_run *c = ctx;
-
-	const char *env = getenv("PMEM_CHECK_IMAGE_TIMEOUT");
-	double limit = env ? atof(env) : CHECK_IMAGE_TIMEOUT;
-
-	if (c->serving && c->t_served && now_s() - c->t_served > limit) {
-		c->hung = 1;
-		vm_kill(vm);
-	}
-}
-
-static void checker_line(void *ctx, struct vm *vm, const char *line)
-{
-	struct crash_run *c = ctx;
-
-	if (strcmp(line, "next"))
-		return;
-	while (c->serving < c->nimages) {
-		struct image *im = &c->images[c->serving];
-
-		if (im->same_as >= 0) { /* checked as its twin */
-			c->serving++;
-			continue;
-		}
-		double t = now_s();
-
-		if (!im->verdict && write_image(c, im, vm_nvdimm(vm), 0) == 0) {
-			im->phases.ms[PHASE_WRITE] = (now_s() - t) * 1e3;
-			vm_reply(vm, "image %zu %s %zu %s\n", c->serving, c->bs, im->acked, c->files);
-			c->t_served = now_s();
-			c->serving++;
-			return;
-		}
-		if (!im->verdict)
-			im->verdict = json_pack("{s:s, s:s}", "verdict", "fs-corrupt", "checker_failure",
-						"could not write the image into the checker");
-		c->serving++;
-	}
-	c->t_served = 0;
-	vm_reply(vm, "done\n");
-}
-
-/* The loop over images is one guest program (workloads/checker.c). */
-static const char checker_job[] =
-	"set -u\n"
-	". /usr/share/pmem/lib.sh\n"
-	"exec pmem-checker \"$PMEM_FS\" \"$PMEM_DEV\" \"$PMEM_MNT\" $([ -x /tmp/check ] && echo /tmp/check)\n";
-
-/* Verdicts from the checker's output blocks. */
-static void judge_blocks(struct crash_run *c, const char *log_path)
-{
-	char *text = read_text_file(log_path), *p;
-
-	if (!text)
-		return;
-	for (p = text; (p = strstr(p, "@@begin ")); ) {
-		size_t id = strtoul(p + 8, NULL, 10);
-		char end[32], *e;
-		struct check_report r;
-
-		snprintf(end, sizeof(end), "@@end %zu", id);
-		e = strstr(p, end);
-		if (!e || id >= c->nimages)
-			break;
-		*e = '\0';
-		check_phases_parse(p, &c->images[id].phases);
-		if (!c->images[id].verdict && check_report_parse(p, &r) == 0) {
-			c->images[id].verdict = judge(&r, c->acks, c->images[id].acked);
-			check_report_free(&r);
-		} else if (!c->images[id].verdict) {
-			c->images[id].verdict = json_pack("{s:s, s:s}", "verdict", "fs-corrupt", "checker_failure",
-				"the checker's report on this image is malformed or out of bounds");
-		}
-		p = e + 1;
-	}
-	free(text);
-}
-
-static int run_checker(struct crash_run *c, const char *fs, const char *golden)
-{
-	char nv[1200], kpath[1024], ipath[1024], rdir[1200];
-	struct vm_hooks hooks = { .ctx = c, .on_line = checker_line, .on_tick = checker_tick,
-				  .tick_ms = 500 };
-	int attempt;
-
-	c->serving = 0;
-	for (attempt = 0; c->serving < c->nimages && attempt < 8; attempt++) {
-		struct vm_options o;
-		struct vm_result r;
-		char *script = NULL, log[1300];
-		size_t slen = 0;
-		FILE *sf;
-		size_t start = c->serving;
-
-		c->hung = 0;
-		c->t_served = 0;
-
-		snprintf(rdir, sizeof(rdir), "%s/checker-%d", c->dir, attempt);
-		mkdir(rdir, 0755);
-		snprintf(nv, sizeof(nv), "%s/nvdimm.img", rdir);
-		if (image_copy(golden, nv) < 0 || vm_options_for(c, &o, c->checker_kernel, nv, kpath, ipath) < 0)
-			return -1;
-		sf = open_memstream(&script, &slen);
-		fprintf(sf, "export PMEM_FS='%s'\n", fs);
-		if (c->check)
-			embed_binary(sf, c->check, "/tmp/check");
-		fputs(checker_job, sf);
-		fclose(sf);
-		o.script = script;
-		o.run_dir = rdir;
-		o.hooks = &hooks;
-		vm_run(&o, &r);
-		free(script);
-		snprintf(log, sizeof(log), "%s/guest.log", rdir);
-		judge_blocks(c, log);
-		unlink(nv);
-		if (r.status == VM_OK)
-			break;
-		/* The image it was on when it died gets the verdict; go on after it. */
-		if (c->serving > start && !c->images[c->serving - 1].verdict)
-			c->images[c->serving - 1].verdict = json_pack("{s:s, s:s}", "verdict", "fs-corrupt",
-				"checker_failure", c->hung ? "the checker hung on this image and was killed" :
-				r.message[0] ? r.message : vm_status_name(r.status));
-		fprintf(stderr, "crashtest: checker stopped (%s); going on with a fresh one\n",
-			vm_status_name(r.status));
-	}
-	return 0;
 }
 
 static int free_space_ok(const char *dir, off_t need)
@@ -575,7 +392,7 @@ static void images_from_points(struct crash_run *c)
 			}
 			snprintf(im->path, sizeof(im->path), "%s/images/p%03zu-%s.img", c->dir, p, im->variant);
 			im->point = p;
-			im->acked = pt->acked;
+			c->checks[c->nimages].acked = pt->acked;
 			im->why = pt->kind;
 			c->nimages++;
 		}
@@ -609,9 +426,9 @@ static size_t dedup_images(struct crash_run *c)
 			image_sum_hex(&s, im->hash, sizeof(im->hash));
 		}
 		for (size_t j = 0; j < i; j++)
-			if (c->images[j].same_as < 0 && !strcmp(c->images[j].hash, im->hash) &&
-			    c->images[j].acked == im->acked) {
-				im->same_as = j;
+			if (c->checks[j].same_as < 0 && !strcmp(c->images[j].hash, im->hash) &&
+			    c->checks[j].acked == c->checks[i].acked) {
+				c->checks[i].same_as = j;
 				twins++;
 				break;
 			}
@@ -645,21 +462,23 @@ static json_t *model_json(const struct crash_run *c, int *incomplete)
 	return m;
 }
 
-static void add_adr_facts(struct crash_run *c, struct image *im, struct symbolizer *sym)
+static void add_adr_facts(struct crash_run *c, size_t i, struct symbolizer *sym)
 {
+	const struct image *im = &c->images[i];
+	json_t *verdict = c->checks[i].verdict;
 	const struct adr_point *pt = &c->points[im->point];
-	const char *v = json_string_value(json_object_get(im->verdict, "verdict"));
+	const char *v = json_string_value(json_object_get(verdict, "verdict"));
 	struct record_map map = { c->records, c->nacks };
 
-	json_object_set_new(im->verdict, "point", json_integer(im->point));
-	json_object_set_new(im->verdict, "variant", json_string(im->variant));
-	json_object_set_new(im->verdict, "pending_lines", json_integer(pt->nlines));
-	if (im->same_as >= 0)
-		json_object_set_new(im->verdict, "same_as", json_integer(im->same_as));
-	json_object_set_new(im->verdict, "hash", json_string(im->hash));
+	json_object_set_new(verdict, "point", json_integer(im->point));
+	json_object_set_new(verdict, "variant", json_string(im->variant));
+	json_object_set_new(verdict, "pending_lines", json_integer(pt->nlines));
+	if (c->checks[i].same_as >= 0)
+		json_object_set_new(verdict, "same_as", json_integer(c->checks[i].same_as));
+	json_object_set_new(verdict, "hash", json_string(im->hash));
 	if (!strcmp(im->variant, "eadr") || !strcmp(v, "intact") || !strcmp(v, "fs-corrupt"))
 		return;
-	attribute_image(im->verdict, pt, im->keep, &map, sym);
+	attribute_image(verdict, pt, im->keep, &map, sym);
 }
 
 static void user_symbolizer(const struct crash_run *c, struct symbolizer *sym)
@@ -689,22 +508,31 @@ static json_t *checked_phases(const struct crash_run *c)
 	if (!p)
 		return json_object();
 	for (i = 0; i < c->nimages; i++)
-		if (c->images[i].same_as < 0)
-			p[n++] = c->images[i].phases;
+		if (c->checks[i].same_as < 0)
+			p[n++] = c->checks[i].phases;
 	doc = check_phases_json(p, n);
 	free(p);
 	return doc;
 }
 
+/* The checker asks for image i: its file, or its crash point's lines. */
+static int write_checked(void *ctx, size_t i, const char *dst)
+{
+	struct crash_run *c = ctx;
+
+	return write_image(c, &c->images[i], dst, 0);
+}
+
 static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, const char *fs,
 			    const char *run_dir)
 {
-	char golden[1024], nv[1300], kpath[1024], ipath[1024], path[1400], files[256], plugin[4096];
+	char golden[1024], nv[1300], kpath[1024], ipath[1024], path[1400], plugin[4096];
 	struct vm_hooks hooks = { .ctx = c, .on_line = writer_line, .on_tick = writer_tick, .tick_ms = 50,
 				  .poll_fd = writer_poll_fd, .on_fd = writer_fd };
 	json_t *counts = json_pack("{s:i, s:i, s:i, s:i}", "intact", 0, "lost", 0, "torn", 0, "fs-corrupt", 0);
 	json_t *unexpected = json_array(), *row;
 	struct symbolizer sym;
+	struct check_set check;
 	struct vm_options o;
 	struct vm_result r;
 	char *script;
@@ -735,8 +563,10 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	snprintf(path, sizeof(path), "%s/acks.log", c->dir);
 	c->ack_log = fopen(path, "w");
 	snprintf(nv, sizeof(nv), "%s/nvdimm.img", c->dir);
-	if (!c->ack_log || image_copy(golden, nv) < 0 || vm_options_for(c, &o, c->kernel, nv, kpath, ipath) < 0)
+	if (!c->ack_log || image_copy(golden, nv) < 0 || vm_options_flavour(&o, c->build, c->kernel, c->accel, nv, kpath, ipath) < 0)
 		return NULL;
+	o.boot_timeout = 120;
+	o.run_timeout = 600;
 	if (is_adr(c)) {
 		/* A KVM host still runs the ADR rows of an "auto" run, under TCG. */
 		if (c->accel_auto)
@@ -774,12 +604,13 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 			sc->name, fs, vm_status_name(r.status), r.message[0] ? ": " : "", r.message, c->nimages);
 	twins = dedup_images(c);
 
-	/* Which files and record size the checker verifies. */
-	snprintf(files, sizeof(files), "%s", "crash/data");
-	c->files = files;
-	c->bs = "4096";
+	/* The crash job writes 4 KiB records into crash/data. */
+	check = (struct check_set){ .fs = fs, .files = "crash/data", .bs = "4096", .acks = c->acks,
+				    .nacks = c->nacks, .items = c->checks, .nitems = c->nimages,
+				    .write_image = write_checked, .ctx = c };
 	t_check = now_s();
-	run_checker(c, fs, golden);
+	if (c->pool)
+		checker_pool_check(c->pool, &check);
 	t_check = now_s() - t_check;
 
 	if (is_adr(c))
@@ -788,23 +619,24 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		int expected, keep;
 
 		struct image *im = &c->images[i];
+		struct check_item *chk = &c->checks[i];
 		const char *v;
 
-		if (im->same_as >= 0)
-			im->verdict = json_deep_copy(c->images[im->same_as].verdict);
-		if (!im->verdict)
-			im->verdict = json_pack("{s:s, s:s}", "verdict", "fs-corrupt", "checker_failure",
-						"the checker never reported on this image");
-		json_object_set_new(im->verdict, "image", json_integer(i));
-		json_object_set_new(im->verdict, "platform", json_string(c->platform));
-		json_object_set_new(im->verdict, "taken", json_string(im->why));
-		json_object_set_new(im->verdict, "acked", json_integer(im->acked));
-		json_object_set_new(im->verdict, "recheck",
+		if (chk->same_as >= 0)
+			chk->verdict = json_deep_copy(c->checks[chk->same_as].verdict);
+		if (!chk->verdict)
+			chk->verdict = json_pack("{s:s, s:s}", "verdict", "fs-corrupt", "checker_failure",
+						 "the checker never reported on this image");
+		json_object_set_new(chk->verdict, "image", json_integer(i));
+		json_object_set_new(chk->verdict, "platform", json_string(c->platform));
+		json_object_set_new(chk->verdict, "taken", json_string(im->why));
+		json_object_set_new(chk->verdict, "acked", json_integer(chk->acked));
+		json_object_set_new(chk->verdict, "recheck",
 			json_sprintf("build/pmem-harness crashcheck --fs %s --acks %s/acks.log --acked %zu --image %s",
-				     fs, c->dir, im->acked, im->path));
+				     fs, c->dir, chk->acked, im->path));
 		if (im->point >= 0)
-			add_adr_facts(c, im, &sym);
-		v = json_string_value(json_object_get(im->verdict, "verdict"));
+			add_adr_facts(c, i, &sym);
+		v = json_string_value(json_object_get(chk->verdict, "verdict"));
 		json_object_set_new(counts, v, json_integer(json_integer_value(json_object_get(counts, v)) + 1));
 		losses += !strcmp(v, "lost") || !strcmp(v, "torn");
 		expected = !((strcmp(v, "intact") && !strcmp(sc->expect, "intact")) || !strcmp(v, "fs-corrupt"));
@@ -813,21 +645,21 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		/* Keep the evidence: every unexpected image, one example of an
 		 * allowed loss; KEEP=1 keeps all. */
 		keep = c->keep || !expected || (strcmp(v, "intact") && !kept_example++);
-		json_object_set_new(im->verdict, "kept", json_boolean(keep));
+		json_object_set_new(chk->verdict, "kept", json_boolean(keep));
 		if (!keep)
-			json_object_del(im->verdict, "recheck");
+			json_object_del(chk->verdict, "recheck");
 		/* ADR images exist as files only when kept; an eADR twin's file
 		 * may be the one another image's recheck names. */
 		if (im->point >= 0 && keep && write_image(c, im, im->path, 1) < 0)
-			json_object_set_new(im->verdict, "kept", json_false());
+			json_object_set_new(chk->verdict, "kept", json_false());
 		else if (im->point < 0 && !keep)
 			unlink(im->path);
 		snprintf(path, sizeof(path), "%s/image-%03zu.json", c->dir, i);
-		json_write_atomic(path, im->verdict);
+		json_write_atomic(path, chk->verdict);
 	}
 	for (i = 0; i < c->nimages; i++) {
-		json_decref(c->images[i].verdict);
-		c->images[i].verdict = NULL;
+		json_decref(c->checks[i].verdict);
+		c->checks[i].verdict = NULL;
 		free(c->images[i].keep);
 		c->images[i].keep = NULL;
 	}
@@ -879,6 +711,7 @@ static void usage(FILE *f)
 		"                              [--platform eadr|adr] [--subsets N] [--fence-points N]\n"
 		"                              [--program SRC.c --check SRC.c [--mode MODE]]\n"
 		"                              [--keep] [--seed N] [--run-id ID] [--results DIR] [--accel A]\n"
+		"                              [--checkers N]\n"
 		"Runs each scenario of crash-inject/scenarios (or --program, checked by --check)\n"
 		"on each filesystem, takes crash images, checks them in a checker guest and\n"
 		"prints the verdicts.\n"
@@ -886,7 +719,9 @@ static void usage(FILE *f)
 		"                  adr: lines not written back and fenced may be lost (TCG model)\n"
 		"  --subsets N     ADR images per crash point besides the strict one (default 20, max 64)\n"
 		"  --fence-points N  ADR crash points sampled at fences (default 4)\n"
-		"  --mode MODE     the program's mapping: shared, sync, aware or sync+aware\n");
+		"  --mode MODE     the program's mapping: shared, sync, aware or sync+aware\n"
+		"  --checkers N    checker guests at once (default: one per CPU, at most 4;\n"
+		"                  PMEM_CHECKERS sets the default)\n");
 }
 
 int cmd_crashtest(int argc, char **argv)
@@ -899,6 +734,7 @@ int cmd_crashtest(int argc, char **argv)
 		{ "program", required_argument, NULL, 'P' }, { "check", required_argument, NULL, 'C' },
 		{ "mode", required_argument, NULL, 'M' }, { "platform", required_argument, NULL, 'L' },
 		{ "subsets", required_argument, NULL, 'N' }, { "fence-points", required_argument, NULL, 'F' },
+		{ "checkers", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' }, { 0 }
 	};
 	const char *program = NULL, *check = NULL, *mode = "shared", *platform = NULL;
@@ -914,7 +750,7 @@ int cmd_crashtest(int argc, char **argv)
 	double t0 = now_s();
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:M:L:N:F:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:M:L:N:F:c:h", longopts, NULL)) != -1) {
 		if (opt == 'P' || opt == 'C' || opt == 'M') {
 			*(opt == 'P' ? &program : opt == 'C' ? &check : &mode) = optarg;
 			continue;
@@ -931,10 +767,13 @@ int cmd_crashtest(int argc, char **argv)
 		case 'L': platform = optarg; break;
 		case 'N': c.adr.subsets = strtoul(optarg, NULL, 0); break;
 		case 'F': c.adr.fence_max = strtoull(optarg, NULL, 0); break;
+		case 'c': c.checkers = atoi(optarg); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
+	if (!c.checkers)
+		c.checkers = checker_default_parallel();
 	c.build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
 	if (platform && strcmp(platform, "eadr") && strcmp(platform, "adr")) {
 		fprintf(stderr, "crashtest: unknown platform '%s' (eadr: every executed store durable; adr: the cache model)\n",
@@ -946,7 +785,8 @@ int cmd_crashtest(int argc, char **argv)
 		return 2;
 	}
 	c.images = calloc(MAX_IMAGES, sizeof(*c.images));
-	if (!c.images)
+	c.checks = calloc(MAX_IMAGES, sizeof(*c.checks));
+	if (!c.images || !c.checks)
 		return 2;
 	snprintf(adr_plugin, sizeof(adr_plugin), "%s/plugins/adr-cache.so", c.build);
 	c.adr_plugin = adr_plugin;
@@ -1044,6 +884,20 @@ int cmd_crashtest(int argc, char **argv)
 		snprintf(sc[0].platform, sizeof(sc[0].platform), "%s", platform ? platform : "eadr");
 		only = NULL;
 	}
+	{
+		/* The checker guests boot while the first writer runs, and stay up
+		 * to the last scenario. Every golden image has the same namespace,
+		 * so any of them will do to boot with. */
+		char golden[1100], dir[1200], *first = strdup(fss);
+		struct checker_options co = { .build = c.build, .accel = c.accel, .kernel = c.checker_kernel,
+					      .golden = golden, .dir = dir, .check = c.check,
+					      .parallel = c.checkers };
+
+		snprintf(golden, sizeof(golden), "%s/images/%s.img", c.build, strtok_r(first, " ,", &save));
+		snprintf(dir, sizeof(dir), "%s/crash", run_dir);
+		c.pool = checker_pool_start(&co);
+		free(first);
+	}
 	fsl = strdup(fss);
 	for (tok = strtok_r(fsl, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save)) {
 		for (i = 0; i < ns; i++) {
@@ -1073,10 +927,14 @@ int cmd_crashtest(int argc, char **argv)
 	free(fsl);
 	{
 		long long images = 0, twins = 0;
-		double check_s = 0;
+		double check_s = 0, boot_s = 0;
+		int guests = 0;
 		size_t k;
 		json_t *row;
 		int unexpected = 0;
+
+		if (c.pool)
+			checker_pool_stop(c.pool, &guests, &boot_s);
 
 		json_array_foreach(rows, k, row) {
 			images += json_integer_value(json_object_get(row, "images"));
@@ -1086,16 +944,17 @@ int cmd_crashtest(int argc, char **argv)
 				      json_is_true(json_object_get(row, "missed")) ||
 				      json_is_true(json_object_get(row, "model_incomplete"));
 		}
-		doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:b, s:f, s:I}", "schema", 1, "run_id", run_id, "accel", c.accel,
-				"kernel", c.kernel, "scenarios", rows, "complete", 1,
-				"seconds", now_s() - t0, "images", (json_int_t)images);
+		doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:b, s:f, s:I, s:{s:i, s:i, s:f}}", "schema", 1, "run_id",
+				run_id, "accel", c.accel, "kernel", c.kernel, "scenarios", rows, "complete", 1,
+				"seconds", now_s() - t0, "images", (json_int_t)images, "checker", "parallel",
+				c.checkers, "guests", guests, "boot_seconds", boot_s);
 		snprintf(path, sizeof(path), "%s/crash/summary.json", run_dir);
 		json_write_atomic(path, doc);
 		json_decref(doc);
 		verdict_table(rows, stdout, TABLE_TEXT);
-		printf("\n%lld crash images in %.0f s (accelerator %s); checking took %.0f s: %.2f images/s, "
-		       "each with mount, verification and fsck", images, now_s() - t0, c.accel,
-		       check_s, check_s > 0 ? (images - twins) / check_s : 0.0);
+		printf("\n%lld crash images in %.0f s (accelerator %s); checking took %.0f s in %d checker guest%s at once: "
+		       "%.2f images/s, each with mount, verification and fsck", images, now_s() - t0, c.accel,
+		       check_s, c.checkers, c.checkers > 1 ? "s" : "", check_s > 0 ? (images - twins) / check_s : 0.0);
 		if (twins)
 			printf(" (%lld more were identical to one checked and share its verdict)", twins);
 		printf("\nresults: %s/crash\n", run_dir);
@@ -1103,85 +962,4 @@ int cmd_crashtest(int argc, char **argv)
 		json_decref(rows);
 		return failures || unexpected ? 1 : 0;
 	}
-}
-
-/*
- * pmem-harness crashcheck: judge kept crash images again, in one checker
- * guest, in the order given (the same image may come twice).
- */
-int cmd_crashcheck(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "fs", required_argument, NULL, 'f' }, { "image", required_argument, NULL, 'i' },
-		{ "acks", required_argument, NULL, 'a' }, { "acked", required_argument, NULL, 'n' },
-		{ "kernel", required_argument, NULL, 'k' }, { "help", no_argument, NULL, 'h' }, { 0 }
-	};
-	static struct crash_run c = { .checker_kernel = "6.1-aware", .accel = "tcg" };
-	static struct image images[64];
-	const char *fs = NULL, *acks = NULL;
-	char golden[1024], line[256], tmp[] = "/tmp/pmem-crashcheck.XXXXXX";
-	unsigned long long seq, off;
-	size_t acked = (size_t)-1, len, i;
-	int opt, bad = 0, missing = 0;
-	FILE *f;
-
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:i:a:n:k:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'f': fs = optarg; break;
-		case 'i':
-			c.images = images;
-			if (c.nimages < 64)
-				snprintf(c.images[c.nimages++].path, sizeof(c.images[0].path), "%s", optarg);
-			break;
-		case 'a': acks = optarg; break;
-		case 'n': acked = strtoul(optarg, NULL, 0); break;
-		case 'k': c.checker_kernel = optarg; break;
-		default:
-			fprintf(opt == 'h' ? stdout : stderr,
-				"usage: pmem-harness crashcheck --fs FS --acks ACKS.LOG [--acked N] --image IMG [--image IMG2 ...]\n");
-			return opt == 'h' ? 0 : 2;
-		}
-	}
-	if (!fs || !c.nimages || !acks || !(f = fopen(acks, "r"))) {
-		fprintf(stderr, "crashcheck: --fs, --image and a readable --acks file are required\n");
-		return 2;
-	}
-	while (fgets(line, sizeof(line), f) && sscanf(line, "%llu %llu %zu", &seq, &off, &len) == 3)
-		add_ack(&c, seq, off, len);
-	fclose(f);
-	c.build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
-	snprintf(golden, sizeof(golden), "%s/images/%s.img", c.build, fs);
-	if (!mkdtemp(tmp))
-		return 1;
-	snprintf(c.dir, sizeof(c.dir), "%s", tmp);
-	for (i = 0; i < c.nimages; i++)
-		c.images[i].acked = acked < c.nacks ? acked : c.nacks;
-	for (i = 0; i < c.nimages; i++)
-		c.images[i].same_as = c.images[i].point = -1;
-	c.files = "crash/data";
-	c.bs = "4096";
-	run_checker(&c, fs, golden);
-	for (i = 0; i < c.nimages; i++) {
-		json_t *v = c.images[i].verdict;
-
-		if (!v) {
-			fprintf(stderr, "crashcheck: no verdict for %s (logs in %s)\n", c.images[i].path, tmp);
-			bad = missing = 1;
-			continue;
-		}
-		json_object_set_new(v, "image", json_string(c.images[i].path));
-		json_dumpf(v, stdout, JSON_COMPACT);
-		putchar('\n');
-		bad |= strcmp(json_string_value(json_object_get(v, "verdict")), "intact") != 0;
-	}
-	/* Keep the checker's logs only when a verdict is missing. */
-	if (!missing) {
-		char cmd[1100];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-		if (system(cmd) != 0)
-			fprintf(stderr, "crashcheck: could not remove %s\n", tmp);
-	}
-	return bad;
 }

@@ -511,3 +511,27 @@ json_t *vm_query(struct vm *vm, const char *command)
 		return NULL;
 	return qmp_execute(&vm->qmp, command, NULL, 5000);
 }
+
+int vm_options_flavour(struct vm_options *o, const char *build, const char *flavour, const char *accel,
+		       const char *nvdimm, char kpath[1024], char ipath[1024])
+{
+	struct stat st;
+
+	snprintf(kpath, 1024, "%s/kernels/%s/bzImage", build, flavour);
+	snprintf(ipath, 1024, "%s/initramfs.cpio", build);
+	if (access(kpath, R_OK) || access(ipath, R_OK) || stat(nvdimm, &st) < 0) {
+		fprintf(stderr, "pmem-harness: missing %s, %s or %s: run 'make kernels images'\n", kpath, ipath,
+			nvdimm);
+		return -1;
+	}
+	memset(o, 0, sizeof(*o));
+	o->qemu.binary = getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64";
+	o->qemu.accel = accel;
+	o->qemu.kernel = kpath;
+	o->qemu.initrd = ipath;
+	o->qemu.mem_mib = 1024;
+	o->qemu.cpus = 1;
+	o->qemu.nvdimm = nvdimm;
+	o->qemu.nvdimm_size = st.st_size;
+	return 0;
+}

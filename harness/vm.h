@@ -75,4 +75,10 @@ json_t *vm_query(struct vm *vm, const char *command);
 const char *vm_nvdimm(const struct vm *vm);
 const char *vm_status_name(enum vm_status s);
 
+/* Options for one guest of a flavour under build/kernels, one vCPU, 1 GiB,
+ * with nvdimm as its NVDIMM; kpath and ipath hold the paths it names. The
+ * caller sets the job, timeouts and hooks. */
+int vm_options_flavour(struct vm_options *o, const char *build, const char *flavour, const char *accel,
+		       const char *nvdimm, char kpath[1024], char ipath[1024]);
+
 #endif

@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmem-checker FS DEV MNT [CHECK]: the checker guest's loop over crash
- * images, in one process.
+ * pmem-checker DEV MNT [CHECK]: the checker guest's loop over crash images,
+ * in one process.
  *
  * It asks the host for the next image on the control port; the host has
- * already written that image into the NVDIMM under us. Each image gets the
+ * already written that image into the NVDIMM under us, and says which
+ * filesystem it holds (one guest serves every scenario of a run, ext4 and
+ * xfs alike: the golden images share one namespace layout). Each image gets the
  * whole check: the block device's cached buffers dropped, a real
  * `mount -o dax` (journal or log replay by the kernel), every record slot of
  * the crash files read back (record_verify.h) or the user's CHECK program
  * run in the mounted crash directory, umount, and the filesystem's own
  * read-only fsck. Its report for image N is the block the host's judge reads
  * (crash-inject/judge.h), between "@@begin N" and "@@end N", with a
- * "phase" line of guest milliseconds per step.
+ * "phase" line of guest milliseconds per step. The block goes to the host
+ * on the control port, in order with the next request, so the host judges
+ * each image as soon as its check ends; a copy goes to stdout (guest.log).
  *
  * The shell loop it replaces spent most of each image starting programs
  * (pmem-agent, blockdev twice, mount, pmem-verify, umount) under TCG; here
@@ -34,7 +38,7 @@
 #include "record_verify.h"
 
 struct target {
-	const char *fs;		/* ext4, xfs or xfs-reflink */
+	const char *fs;		/* this image's: ext4, xfs or xfs-reflink */
 	const char *dev;
 	const char *mnt;
 	const char *check;	/* the user's checker, or NULL for the record verifier */
@@ -49,12 +53,12 @@ static double now_ms(void)
 }
 
 /* The media changed under the kernel: drop every cached block of it. */
-static void flush_buffers(const char *dev)
+static void flush_buffers(const char *dev, FILE *out)
 {
 	int fd = open(dev, O_RDONLY);
 
 	if (fd < 0 || ioctl(fd, BLKFLSBUF, 0) < 0)
-		printf("flushbufs: %s: %s\n", dev, strerror(errno));
+		fprintf(out, "flushbufs: %s: %s\n", dev, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 }
@@ -94,7 +98,7 @@ static int fsck(const struct target *t)
 }
 
 /* The contents of the image: the user's checker, or every crash file's slots. */
-static void verify(const struct target *t, const char *bs, const char *acked, char *files)
+static void verify(const struct target *t, const char *bs, const char *acked, char *files, FILE *out)
 {
 	char path[4096], *f, *save;
 
@@ -102,41 +106,68 @@ static void verify(const struct target *t, const char *bs, const char *acked, ch
 		char *argv[] = { (char *)t->check, NULL };
 
 		snprintf(path, sizeof(path), "%s/crash", t->mnt);
-		printf("usercheck %d\n", run(argv, path, "/tmp/check.log", acked));
+		fprintf(out, "usercheck %d\n", run(argv, path, "/tmp/check.log", acked));
 		return;
 	}
 	for (f = strtok_r(files, " ", &save); f; f = strtok_r(NULL, " ", &save)) {
-		printf("file %s\n", f);
+		fprintf(out, "file %s\n", f);
 		snprintf(path, sizeof(path), "%s/%s", t->mnt, f);
-		record_verify_file(path, strtoul(bs, NULL, 0), stdout);
+		record_verify_file(path, strtoul(bs, NULL, 0), out);
 	}
 }
 
-static void check_image(const struct target *t, const char *id, const char *bs, const char *acked,
-			char *files)
+/* Send the report of one image to the host, and a copy to guest.log. */
+static int send_report(int ctl, const char *buf, size_t len)
+{
+	fwrite(buf, 1, len, stdout);
+	fflush(stdout);
+	while (len) {
+		ssize_t n = write(ctl, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int check_image(int ctl, const struct target *t, const char *id, const char *bs, const char *acked,
+		       char *files)
 {
 	const char *type = strcmp(t->fs, "ext4") ? "xfs" : "ext4";
 	double t0 = now_ms(), t1, t2, t3;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	int ret;
 
-	printf("@@begin %s\n", id);
-	flush_buffers(t->dev);
+	if (!out)
+		return -1;
+	fprintf(out, "@@begin %s\n", id);
+	flush_buffers(t->dev, out);
 	if (mount(t->dev, t->mnt, type, 0, "dax") == 0) {
-		puts("mount ok");
+		fputs("mount ok\n", out);
 		t1 = now_ms();
-		verify(t, bs, acked, files);
+		verify(t, bs, acked, files, out);
 		t2 = now_ms();
 		if (umount(t->mnt) < 0)
-			printf("umount failed: %s\n", strerror(errno));
+			fprintf(out, "umount failed: %s\n", strerror(errno));
 	} else {
-		printf("mount: %s %s on %s: %s\n", type, t->dev, t->mnt, strerror(errno));
+		fprintf(out, "mount: %s %s on %s: %s\n", type, t->dev, t->mnt, strerror(errno));
 		t1 = t2 = now_ms();
 	}
 	t3 = now_ms();
-	flush_buffers(t->dev);
-	printf("fsck %d\n", fsck(t));
-	printf("phase mount %.2f verify %.2f umount %.2f fsck %.2f\n", t1 - t0, t2 - t1, t3 - t2, now_ms() - t3);
-	printf("@@end %s\n", id);
-	fflush(stdout);
+	flush_buffers(t->dev, out);
+	fprintf(out, "fsck %d\n", fsck(t));
+	fprintf(out, "phase mount %.2f verify %.2f umount %.2f fsck %.2f\n", t1 - t0, t2 - t1, t3 - t2, now_ms() - t3);
+	fprintf(out, "@@end %s\n", id);
+	fclose(out);
+	ret = send_report(ctl, buf, len);
+	free(buf);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -145,26 +176,29 @@ int main(int argc, char **argv)
 	char line[4096];
 	int ctl;
 
-	if (argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: pmem-checker FS DEV MNT [CHECK]\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: pmem-checker DEV MNT [CHECK]\n");
 		return 2;
 	}
-	t = (struct target){ argv[1], argv[2], argv[3], argc == 5 ? argv[4] : NULL };
+	t = (struct target){ NULL, argv[1], argv[2], argc == 4 ? argv[3] : NULL };
 	ctl = channel_open(CHANNEL_CTL);
 	if (ctl < 0)
 		return 1;
 	for (;;) {
-		char id[32], bs[32], acked[32];
+		char id[32], fs[16], bs[32], acked[32];
 		int n = 0;
 
 		if (channel_printf(ctl, "next\n") < 0 || channel_read_line(ctl, line, sizeof(line)) < 0)
 			return 1;
 		if (!strcmp(line, "done"))
 			return 0;
-		if (sscanf(line, "image %31s %31s %31s %n", id, bs, acked, &n) != 3 || !n) {
+		if (sscanf(line, "image %31s %15s %31s %31s %n", id, fs, bs, acked, &n) != 4 || !n ||
+		    (strcmp(fs, "ext4") && strcmp(fs, "xfs") && strcmp(fs, "xfs-reflink"))) {
 			fprintf(stderr, "pmem-checker: unexpected reply '%s'\n", line);
 			return 1;
 		}
-		check_image(&t, id, bs, acked, line + n);
+		t.fs = fs;
+		if (check_image(ctl, &t, id, bs, acked, line + n) < 0)
+			return 1;
 	}
 }

@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Checker guests, host side: see checker.h; the guest side is
+ * workloads/checker.c.
+ *
+ * Each guest slot is a child process that runs checker guests, one after
+ * another (a fresh one when one dies), and relays between its guest and the
+ * pool over a socketpair:
+ *
+ *   slot -> pool   "next <nvdimm>"          the guest wants an image, written there
+ *                  "report <i> <len>" + len bytes   the guest's report on item i
+ *                  "failed <i> <why>"       the guest died on item i (-1: none)
+ *                  "boot <seconds>"         a guest came up
+ *   pool -> slot   "image <i> <fs> <bs> <acked> <files>"   written, check it
+ *                  "done"                   let the guest power off
+ *
+ * The report is what the guest sent between "@@begin i" and "@@end i" on the
+ * control port; the slot bounds it and the pool judges it, so an image's
+ * verdict exists as soon as its check ends.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../crash-inject/image.h"
+#include "checker.h"
+#include "embed.h"
+#include "vm.h"
+
+#define CHECK_BOOT_TIMEOUT 120
+/* Seconds one image may take in the checker; PMEM_CHECK_IMAGE_TIMEOUT overrides. */
+#define CHECK_IMAGE_TIMEOUT 60
+/* Guests a slot boots before it gives up: each death has cost one image. */
+#define SLOT_MAX_GUESTS 16
+/* A report larger than this is a broken or lying guest (1024 records take ~20 KiB). */
+#define REPORT_MAX (4u << 20)
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* ---- the slot: one child process, its guests one after another ---- */
+
+struct slot {
+	const struct checker_options *o;
+	int fd;			/* to the pool */
+	FILE *from_pool;
+	char nvdimm[1200];
+	long current;		/* item being checked, or -1 */
+	double t_start, t_served, limit;
+	int asked, hung, stop;
+	char *report;		/* the block being received, or NULL */
+	size_t rlen;
+	int overflow;
+};
+
+static void slot_tick(void *ctx, struct vm *vm)
+{
+	struct slot *sl = ctx;
+
+	if (sl->current >= 0 && now_s() - sl->t_served > sl->limit) {
+		sl->hung = 1;
+		vm_kill(vm);
+	}
+}
+
+static void report_append(struct slot *sl, const char *line)
+{
+	size_t n = strlen(line);
+
+	if (sl->overflow || sl->rlen + n + 1 > REPORT_MAX) {
+		sl->overflow = 1;
+		return;
+	}
+	memcpy(sl->report + sl->rlen, line, n);
+	sl->rlen += n;
+	sl->report[sl->rlen++] = '\n';
+}
+
+static void slot_ask(struct slot *sl, struct vm *vm)
+{
+	char line[4096], *nl;
+
+	if (!sl->asked) {
+		dprintf(sl->fd, "boot %.3f\n", now_s() - sl->t_start);
+		sl->asked = 1;
+	}
+	dprintf(sl->fd, "next %s\n", sl->nvdimm);
+	if (!fgets(line, sizeof(line), sl->from_pool) || !strcmp(line, "done\n")) {
+		sl->stop = 1;
+		sl->current = -1;
+		vm_reply(vm, "done\n");
+		return;
+	}
+	if ((nl = strchr(line, '\n')))
+		*nl = '\0';
+	sl->current = strtol(line + 6, NULL, 10);
+	sl->t_served = now_s();
+	vm_reply(vm, "%s\n", line);
+}
+
+static void slot_line(void *ctx, struct vm *vm, const char *line)
+{
+	struct slot *sl = ctx;
+	char end[40];
+
+	if (!strcmp(line, "next")) {
+		slot_ask(sl, vm);
+		return;
+	}
+	if (sl->current < 0)
+		return;
+	snprintf(end, sizeof(end), "@@end %ld", sl->current);
+	if (!strncmp(line, "@@begin ", 8) && strtol(line + 8, NULL, 10) == sl->current) {
+		sl->rlen = 0;
+		sl->overflow = 0;
+		report_append(sl, line);
+	} else if (!strcmp(line, end)) {
+		if (sl->overflow)
+			sl->rlen = 0; /* an empty report: the pool calls it malformed */
+		dprintf(sl->fd, "report %ld %zu\n", sl->current, sl->rlen);
+		write_all(sl->fd, sl->report, sl->rlen);
+		sl->current = -1;
+	} else if (sl->rlen) {
+		report_append(sl, line);
+	}
+}
+
+/* The loop over images is one guest program (workloads/checker.c). */
+static const char checker_job[] =
+	"set -u\n"
+	". /usr/share/pmem/lib.sh\n"
+	"exec pmem-checker \"$PMEM_DEV\" \"$PMEM_MNT\" $([ -x /tmp/check ] && echo /tmp/check)\n";
+
+static char *checker_script(const struct checker_options *o)
+{
+	char *script = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&script, &len);
+
+	if (!f)
+		return NULL;
+	if (o->check && embed_binary(f, o->check, "/tmp/check") < 0)
+		fprintf(stderr, "crashtest: could not carry %s into the checker\n", o->check);
+	fputs(checker_job, f);
+	fclose(f);
+	return script;
+}
+
+static int slot_main(const struct checker_options *o, int index, int fd)
+{
+	const char *env = getenv("PMEM_CHECK_IMAGE_TIMEOUT");
+	struct slot sl = { .o = o, .fd = fd, .current = -1, .limit = env ? atof(env) : CHECK_IMAGE_TIMEOUT };
+	struct vm_hooks hooks = { .ctx = &sl, .on_line = slot_line, .on_tick = slot_tick, .tick_ms = 500 };
+	char *script = checker_script(o);
+	int attempt;
+
+	sl.from_pool = fdopen(dup(fd), "r");
+	sl.report = malloc(REPORT_MAX);
+	if (!script || !sl.from_pool || !sl.report)
+		return 1;
+	for (attempt = 0; !sl.stop && attempt < SLOT_MAX_GUESTS; attempt++) {
+		char rdir[1100], kpath[1024], ipath[1024];
+		struct vm_options vo;
+		struct vm_result r;
+
+		snprintf(rdir, sizeof(rdir), "%s/checker-%d.%d", o->dir, index, attempt);
+		mkdir(rdir, 0755);
+		snprintf(sl.nvdimm, sizeof(sl.nvdimm), "%s/nvdimm.img", rdir);
+		if (image_copy(o->golden, sl.nvdimm) < 0 ||
+		    vm_options_flavour(&vo, o->build, o->kernel, o->accel, sl.nvdimm, kpath, ipath) < 0) {
+			dprintf(fd, "failed -1 cannot set up a checker guest in %s\n", rdir);
+			break;
+		}
+		vo.boot_timeout = CHECK_BOOT_TIMEOUT;
+		vo.run_timeout = 7 * 24 * 3600; /* it waits for the pool between sets */
+		vo.script = script;
+		vo.run_dir = rdir;
+		vo.hooks = &hooks;
+		sl.t_start = now_s();
+		sl.asked = sl.hung = 0;
+		vm_run(&vo, &r);
+		unlink(sl.nvdimm);
+		if (r.status == VM_OK && sl.stop)
+			break;
+		/* The image it was on when it died gets the verdict; a fresh one goes on. */
+		dprintf(fd, "failed %ld %s\n", sl.current,
+			sl.hung ? "the checker hung on this image and was killed" :
+			r.message[0] ? r.message : vm_status_name(r.status));
+		sl.current = -1;
+	}
+	free(script);
+	return 0;
+}
+
+/* ---- the pool ---- */
+
+struct share {
+	pid_t pid;
+	int fd;
+	char *buf;		/* what the slot sent, not yet handled */
+	size_t len, cap;
+	char nvdimm[1200];
+	struct check_set *set;	/* of the item it checks */
+	long current;		/* that item, or -1 */
+	double t_served;
+	int waiting;		/* asked for an image, not yet answered */
+	int guests;
+	double boot_s;
+};
+
+struct checker_pool {
+	struct checker_options o;
+	struct share shares[CHECK_MAX_PARALLEL];
+	int n;
+	/* the set being checked */
+	struct check_set *set;
+	size_t next;		/* the first item not yet handed out */
+	size_t outstanding;	/* handed out, not yet judged */
+};
+
+static json_t *failure(const char *why)
+{
+	return json_pack("{s:s, s:s}", "verdict", "fs-corrupt", "checker_failure", why);
+}
+
+struct checker_pool *checker_pool_start(const struct checker_options *o)
+{
+	struct checker_pool *p = calloc(1, sizeof(*p));
+	int want = o->parallel > 1 ? o->parallel : 1;
+
+	if (!p)
+		return NULL;
+	p->o = *o;
+	if (want > CHECK_MAX_PARALLEL)
+		want = CHECK_MAX_PARALLEL;
+	fflush(NULL);
+	for (int k = 0; k < want; k++) {
+		struct share *s = &p->shares[p->n];
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+			break;
+		s->pid = fork();
+		if (s->pid == 0) {
+			close(sv[0]);
+			signal(SIGPIPE, SIG_IGN);
+			fflush(NULL);
+			_exit(slot_main(&p->o, k, sv[1]));
+		}
+		close(sv[1]);
+		if (s->pid < 0) {
+			close(sv[0]);
+			break;
+		}
+		s->fd = sv[0];
+		s->current = -1;
+		p->n++;
+	}
+	if (!p->n) {
+		fprintf(stderr, "crashtest: no checker process could be started: %s\n", strerror(errno));
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void judge_report(struct check_set *set, long i, const char *text, size_t len)
+{
+	struct check_item *it = &set->items[i];
+	char *block = strndup(text, len);
+	struct check_report r;
+
+	if (!block)
+		abort();
+	check_phases_parse(block, &it->phases);
+	if (!it->verdict && check_report_parse(block, &r) == 0) {
+		it->verdict = judge(&r, set->acks, it->acked < set->nacks ? it->acked : set->nacks);
+		check_report_free(&r);
+	} else if (!it->verdict) {
+		it->verdict = failure("the checker's report on this image is malformed or out of bounds: "
+				      "rerun it with the image's recheck command and read its guest.log");
+	}
+	free(block);
+}
+
+/* The share's item is over, judged or not. */
+static void finish(struct checker_pool *p, struct share *s, const char *why)
+{
+	if (s->current < 0)
+		return;
+	if (why && !s->set->items[s->current].verdict)
+		s->set->items[s->current].verdict = failure(why);
+	s->current = -1;
+	if (p->outstanding)
+		p->outstanding--;
+}
+
+/* Hand the share the next image of the set, or park it. */
+static void serve(struct checker_pool *p, struct share *s)
+{
+	struct check_set *set = p->set;
+
+	for (; set && p->next < set->nitems; p->next++) {
+		size_t i = p->next;
+		struct check_item *it = &set->items[i];
+		double t = now_s();
+
+		if (it->same_as >= 0 || it->verdict)
+			continue;
+		if (set->write_image(set->ctx, i, s->nvdimm) < 0) {
+			it->verdict = failure("could not write the image into the checker");
+			continue;
+		}
+		it->phases.ms[PHASE_WRITE] = (now_s() - t) * 1e3;
+		dprintf(s->fd, "image %zu %s %s %zu %s\n", i, set->fs, set->bs, it->acked, set->files);
+		s->set = set;
+		s->current = i;
+		s->t_served = now_s();
+		s->waiting = 0;
+		p->next++;
+		p->outstanding++;
+		return;
+	}
+	s->waiting = 1;
+}
+
+/* One message from the slot, if whole: its length, or 0. */
+static size_t handle(struct checker_pool *p, struct share *s)
+{
+	char *nl = memchr(s->buf, '\n', s->len), *line = s->buf;
+	size_t head;
+	long i;
+
+	if (!nl)
+		return 0;
+	*nl = '\0';
+	head = nl + 1 - s->buf;
+	if (!strncmp(line, "next ", 5)) {
+		if (s->current >= 0) {
+			struct check_phases *ph = &s->set->items[s->current].phases;
+
+			ph->ms[PHASE_ROUND] = (now_s() - s->t_served) * 1e3;
+			ph->have_round = 1;
+			finish(p, s, "the checker never reported on this image");
+		}
+		snprintf(s->nvdimm, sizeof(s->nvdimm), "%s", line + 5);
+		serve(p, s);
+	} else if (!strncmp(line, "report ", 7)) {
+		size_t len;
+
+		if (sscanf(line + 7, "%ld %zu", &i, &len) != 2 || len > REPORT_MAX)
+			return head;
+		if (s->len < head + len) {
+			*nl = '\n';
+			return 0; /* the rest is on its way */
+		}
+		if (i == s->current)
+			judge_report(s->set, i, s->buf + head, len);
+		return head + len;
+	} else if (!strncmp(line, "failed ", 7)) {
+		char *why;
+
+		i = strtol(line + 7, &why, 10);
+		while (*why == ' ')
+			why++;
+		if (i == s->current)
+			finish(p, s, why);
+		else if (i < 0)
+			fprintf(stderr, "crashtest: checker %d: %s\n", (int)(s - p->shares), why);
+		s->waiting = 0;
+	} else if (!strncmp(line, "boot ", 5)) {
+		s->guests++;
+		s->boot_s += atof(line + 5);
+	}
+	return head;
+}
+
+/* Read what the share sent and handle every whole message; -1 at its end. */
+static int pump(struct checker_pool *p, struct share *s)
+{
+	ssize_t n;
+	size_t used;
+
+	if (s->cap - s->len < 65536) {
+		s->cap = s->cap ? 2 * s->cap : 1 << 20;
+		s->buf = realloc(s->buf, s->cap);
+		if (!s->buf)
+			abort();
+	}
+	n = read(s->fd, s->buf + s->len, s->cap - s->len);
+	if (n < 0 && errno == EINTR)
+		return 0;
+	if (n <= 0) {
+		close(s->fd);
+		s->fd = -1;
+		finish(p, s, "the checker's process ended on this image");
+		return -1;
+	}
+	s->len += n;
+	while (s->len && (used = handle(p, s))) {
+		memmove(s->buf, s->buf + used, s->len - used);
+		s->len -= used;
+	}
+	return 0;
+}
+
+void checker_pool_check(struct checker_pool *p, struct check_set *s)
+{
+	p->set = s;
+	p->next = 0;
+	p->outstanding = 0;
+	for (;;) {
+		struct pollfd fds[CHECK_MAX_PARALLEL];
+		int k, alive = 0;
+
+		for (k = 0; k < p->n; k++) {
+			/* A parked guest takes the next image, or stays parked. */
+			if (p->shares[k].fd >= 0 && p->shares[k].waiting)
+				serve(p, &p->shares[k]);
+			fds[k] = (struct pollfd){ .fd = p->shares[k].fd, .events = POLLIN };
+			alive += p->shares[k].fd >= 0;
+		}
+		if (!alive || (!p->outstanding && p->next >= s->nitems))
+			break;
+		if (poll(fds, p->n, 1000) < 0 && errno != EINTR)
+			break;
+		for (k = 0; k < p->n; k++)
+			if (fds[k].fd >= 0 && fds[k].revents)
+				pump(p, &p->shares[k]);
+	}
+	p->set = NULL;
+}
+
+void checker_pool_ready(struct checker_pool *p)
+{
+	for (;;) {
+		struct pollfd fds[CHECK_MAX_PARALLEL];
+		int k, booting = 0;
+
+		for (k = 0; k < p->n; k++) {
+			fds[k] = (struct pollfd){ .fd = p->shares[k].fd, .events = POLLIN };
+			booting += p->shares[k].fd >= 0 && !p->shares[k].waiting;
+		}
+		if (!booting || (poll(fds, p->n, 1000) < 0 && errno != EINTR))
+			return;
+		for (k = 0; k < p->n; k++)
+			if (fds[k].fd >= 0 && fds[k].revents)
+				pump(p, &p->shares[k]);
+	}
+}
+
+void checker_pool_stop(struct checker_pool *p, int *guests, double *boot_s)
+{
+	int k, alive;
+
+	*guests = 0;
+	*boot_s = 0;
+	p->set = NULL;
+	do {
+		struct pollfd fds[CHECK_MAX_PARALLEL];
+
+		alive = 0;
+		for (k = 0; k < p->n; k++) {
+			struct share *s = &p->shares[k];
+
+			if (s->fd >= 0 && s->waiting) {
+				dprintf(s->fd, "done\n");
+				s->waiting = 0;
+			}
+			fds[k] = (struct pollfd){ .fd = s->fd, .events = POLLIN };
+			alive += s->fd >= 0;
+		}
+		if (alive && poll(fds, p->n, 1000) >= 0)
+			for (k = 0; k < p->n; k++)
+				if (fds[k].fd >= 0 && fds[k].revents)
+					pump(p, &p->shares[k]);
+	} while (alive);
+	for (k = 0; k < p->n; k++) {
+		waitpid(p->shares[k].pid, NULL, 0);
+		*guests += p->shares[k].guests;
+		if (p->shares[k].boot_s > *boot_s)
+			*boot_s = p->shares[k].boot_s;
+		free(p->shares[k].buf);
+	}
+	free(p);
+}
+
+void checker_run(const struct checker_options *o, struct check_set *s)
+{
+	struct checker_pool *p = checker_pool_start(o);
+	int guests;
+	double boot;
+
+	if (!p)
+		return;
+	checker_pool_check(p, s);
+	checker_pool_stop(p, &guests, &boot);
+}
+
+int checker_default_parallel(void)
+{
+	const char *env = getenv("PMEM_CHECKERS");
+	long n = env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 4 && !env ? 4 : n > CHECK_MAX_PARALLEL ? CHECK_MAX_PARALLEL : (int)n;
+}

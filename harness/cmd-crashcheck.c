@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmem-harness crashcheck: judge kept crash images again, in one checker
+ * guest, in the order given (the same image may come twice). Every image
+ * JSON of a crash run holds the command that does it.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../crash-inject/image.h"
+#include "builtin.h"
+#include "checker.h"
+
+#define MAX_RECHECK 64
+
+struct recheck {
+	const char *paths[MAX_RECHECK];
+};
+
+static int write_kept(void *ctx, size_t i, const char *dst)
+{
+	const struct recheck *r = ctx;
+
+	return image_rewrite(r->paths[i], dst);
+}
+
+int cmd_crashcheck(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "fs", required_argument, NULL, 'f' }, { "image", required_argument, NULL, 'i' },
+		{ "acks", required_argument, NULL, 'a' }, { "acked", required_argument, NULL, 'n' },
+		{ "kernel", required_argument, NULL, 'k' }, { "help", no_argument, NULL, 'h' }, { 0 }
+	};
+	static struct check_item items[MAX_RECHECK];
+	struct recheck kept = { { 0 } };
+	struct check_set s = { .files = "crash/data", .bs = "4096", .items = items, .write_image = write_kept,
+			       .ctx = &kept };
+	/* One guest: the images are checked in the order given, one after another. */
+	struct checker_options o = { .kernel = "6.1-aware", .accel = "tcg", .parallel = 1 };
+	char golden[1100];
+	const char *acks = NULL;
+	char tmp[] = "/tmp/pmem-crashcheck.XXXXXX";
+	struct ack_rec *log;
+	size_t acked = (size_t)-1, i;
+	int opt, bad = 0, missing = 0;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "f:i:a:n:k:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'f': s.fs = optarg; break;
+		case 'i':
+			if (s.nitems == MAX_RECHECK) {
+				fprintf(stderr, "crashcheck: more than %d images: run it again for the rest\n",
+					MAX_RECHECK);
+				return 2;
+			}
+			kept.paths[s.nitems++] = optarg;
+			break;
+		case 'a': acks = optarg; break;
+		case 'n': acked = strtoul(optarg, NULL, 0); break;
+		case 'k': o.kernel = optarg; break;
+		default:
+			fprintf(opt == 'h' ? stdout : stderr,
+				"usage: pmem-harness crashcheck --fs FS --acks ACKS.LOG [--acked N] [--kernel FLAVOUR]\n"
+				"                               --image IMG [--image IMG2 ...]\n");
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (!s.fs || !s.nitems || !acks) {
+		fprintf(stderr, "crashcheck: --fs, --image and --acks are required\n");
+		return 2;
+	}
+	if (ack_log_load(acks, &log, &s.nacks) < 0) {
+		fprintf(stderr, "crashcheck: %s is not a readable ack log (one \"seq offset length\" per line)\n", acks);
+		return 2;
+	}
+	s.acks = log;
+	o.build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
+	snprintf(golden, sizeof(golden), "%s/images/%s.img", o.build, s.fs);
+	o.golden = golden;
+	if (!mkdtemp(tmp))
+		return 1;
+	o.dir = tmp;
+	for (i = 0; i < s.nitems; i++)
+		items[i] = (struct check_item){ .acked = acked < s.nacks ? acked : s.nacks, .same_as = -1 };
+	checker_run(&o, &s);
+	for (i = 0; i < s.nitems; i++) {
+		json_t *v = items[i].verdict;
+
+		if (!v) {
+			fprintf(stderr, "crashcheck: no verdict for %s (logs in %s)\n", kept.paths[i], tmp);
+			bad = missing = 1;
+			continue;
+		}
+		json_object_set_new(v, "image", json_string(kept.paths[i]));
+		json_dumpf(v, stdout, JSON_COMPACT);
+		putchar('\n');
+		bad |= strcmp(json_string_value(json_object_get(v, "verdict")), "intact") != 0;
+	}
+	/* Keep the checker's logs only when a verdict is missing. */
+	if (!missing) {
+		char cmd[1100];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+		if (system(cmd) != 0)
+			fprintf(stderr, "crashcheck: could not remove %s\n", tmp);
+	}
+	free(log);
+	return bad;
+}

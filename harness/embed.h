@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A host binary carried into a guest inside its job script. */
+#ifndef HARNESS_EMBED_H
+#define HARNESS_EMBED_H
+
+#include <stdio.h>
+
+/* Append to f the shell lines that recreate bin as the executable dest
+ * (the initramfs is fixed; a user's program is not in it). */
+int embed_binary(FILE *f, const char *bin, const char *dest);
+
+#endif
