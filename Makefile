@@ -3,6 +3,7 @@
 #   make bench       the benchmark matrix and its summary (QUICK=1: a first look)
 #   make crashtest   simulated power loss, verdict per crash image (PROGRAM=..., PLATFORM=adr)
 #   make adr-cost    what the ADR cache model costs a guest
+#   make crashbench  how fast crash images are checked, on a fixed cached set
 #   make test        unit tests + guest tests (builds what it needs)
 #   make kernels     every kernel flavour in vm-images/flavours
 #   make images      the guest initramfs and golden ext4/xfs/xfs-reflink NVDIMM images
@@ -29,7 +30,7 @@ ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c \
 	       harness/cmd-summary.c harness/cmd-compare.c harness/cmd-report.c harness/vm.c harness/qemu.c harness/qmp.c \
 	       harness/console.c harness/accel.c harness/jsonio.c harness/textfile.c harness/runinfo.c \
-	       harness/cmd-crashtest.c harness/cmd-crashcheck.c harness/checker.c harness/embed.c \
+	       harness/cmd-crashtest.c harness/cmd-crashcheck.c harness/cmd-crashbench.c harness/checker.c harness/embed.c \
 	       crash-inject/image.c crash-inject/judge.c crash-inject/check_phases.c \
 	       crash-inject/adr.c crash-inject/attribute.c crash-inject/symbolize.c \
 	       results/series.c results/stats.c results/summary.c results/compare.c results/table.c \
@@ -60,7 +61,7 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 
 include harness/plugins/Makefile.inc
 
-.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare report adr-cost
+.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare report adr-cost crashbench
 all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
@@ -199,6 +200,12 @@ crashtest:
 # make adr-cost [JOB=file.fio] [REPS=3]: what the ADR model costs a guest (TCG)
 adr-cost: all images
 	crash-inject/adr-cost.sh $(or $(JOB),workloads/crash/alloc-clwb.fio) $(or $(REPS),3)
+
+# make crashbench [REPS=3] [KERNEL=flavour]: images checked per second, per phase,
+# on a fixed image set made once and cached (crash-inject/crashbench.sh)
+crashbench: all images
+	vm-images/build-kernel.sh $(or $(KERNEL),6.1-aware)
+	crash-inject/crashbench.sh $(or $(REPS),3)
 
 # make compare A=results/runs/X B=results/runs/Y [C=...] [HTML=dir] (run ids work too)
 # make compare A=<run of several kernels>: its kernels side by side

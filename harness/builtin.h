@@ -10,6 +10,7 @@ int cmd_summary(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_crashtest(int argc, char **argv);
 int cmd_crashcheck(int argc, char **argv);
+int cmd_crashbench(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
 /* Write a run's report and print its path; 0, 1 if some plots failed, -1. */

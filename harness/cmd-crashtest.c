@@ -654,6 +654,9 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 			json_object_set_new(chk->verdict, "kept", json_false());
 		else if (im->point < 0 && !keep)
 			unlink(im->path);
+		/* What crashbench and a user's own tools open. */
+		if (json_is_true(json_object_get(chk->verdict, "kept")))
+			json_object_set_new(chk->verdict, "file", json_string(im->path));
 		snprintf(path, sizeof(path), "%s/image-%03zu.json", c->dir, i);
 		json_write_atomic(path, chk->verdict);
 	}

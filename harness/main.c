@@ -23,6 +23,7 @@ static const struct {
 	{ "report", cmd_report, "write a run's HTML page and markdown summary with plots" },
 	{ "crashtest", cmd_crashtest, "inject simulated power loss and judge every crash image" },
 	{ "crashcheck", cmd_crashcheck, "judge one kept crash image again" },
+	{ "crashbench", cmd_crashbench, "time the checker on a fixed set of kept crash images" },
 };
 
 const char *harness_cache_dir(void)

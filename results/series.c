@@ -81,6 +81,27 @@ static int get_insn(json_t *s, double *out)
 	return get_number(s, "pmem.insn_per_fault.median", out);
 }
 
+/* crashbench: the checker's speed on a fixed image set (harness/cmd-crashbench.c). */
+static int get_check_rate(json_t *s, double *out)
+{
+	return get_number(s, "crashbench.images_per_s", out);
+}
+
+static int get_check_round(json_t *s, double *out)
+{
+	return get_number(s, "crashbench.phases.round.median_ms", out);
+}
+
+static int get_check_mount(json_t *s, double *out)
+{
+	return get_number(s, "crashbench.phases.mount.median_ms", out);
+}
+
+static int get_check_fsck(json_t *s, double *out)
+{
+	return get_number(s, "crashbench.phases.fsck.median_ms", out);
+}
+
 const struct metric metrics[] = {
 	{ "bw", "write MiB/s", 1, 1, get_bw },
 	{ "fault_p50", "first-touch fault p50 ns", 0, 1, get_fault_p50 },
@@ -88,6 +109,10 @@ const struct metric metrics[] = {
 	{ "insn_fault", "kernel insns/fault (median)", 0, 0, get_insn },
 	{ "faults", "dax faults (tracepoints)", 0, 0, get_faults },
 	{ "wb_one", "dax_writeback_one events", 0, 0, get_wb_one },
+	{ "check_rate", "crash images checked/s", 1, 1, get_check_rate },
+	{ "check_round", "ms per crash image (median)", 0, 1, get_check_round },
+	{ "check_mount", "checker mount ms (median)", 0, 1, get_check_mount },
+	{ "check_fsck", "checker fsck ms (median)", 0, 1, get_check_fsck },
 	{ NULL },
 };
 

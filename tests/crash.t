@@ -7,7 +7,10 @@
 #  - one checker guest takes several images in a row without stale caches:
 #    good, damaged, good again give intact, lost, intact;
 #  - a checker that hangs on some images gives them their verdict and the
-#    run goes on with a fresh checker.
+#    run goes on with a fresh checker;
+#  - crashbench checks a run's kept images again, twice, in two guests at
+#    once, with the run's verdicts and the time per phase, and fails when a
+#    verdict differs from the run's (a run with one verdict turned around).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
@@ -19,7 +22,7 @@ rm -rf "$out"
 mkdir -p "$out"
 echo "TAP version 13"
 
-"$H" crashtest --program tests/fixtures/ack-early.c --fs ext4 --results "$out" --run-id early \
+"$H" crashtest --program tests/fixtures/ack-early.c --fs ext4 --keep --results "$out" --run-id early \
 	>"$out/early.out" 2>"$out/early.err"
 rc=$?
 row=$(grep -E '^ *program ' "$out/early.out")
@@ -109,4 +112,34 @@ later=$(jq -s --argjson h "${last_hung:-999}" '[.[] | select(.image > $h and .ve
 echo "# images judged intact after the last hang (image $last_hung): $later"
 [ "$rc" -eq 1 ] && [ "${hung:-0}" -ge 1 ] && [ "${rest:-1}" -eq 0 ] && [ "${later:-0}" -ge 1 ]
 tap_ok $? "a checker hang is the verdict of its image; the other images are still judged"
+
+# crashbench on the kept images of the losing run: lost and intact alike.
+edir=$out/early/crash/program__ext4
+"$H" crashbench --images "$out/early" --reps 2 --checkers 2 --results "$out" --run-id bench \
+	>"$out/bench.out" 2>"$out/bench.err"
+rc=$?
+cat "$out/bench.out" | sed 's/^/# /'
+kept=$(jq -s '[.[] | select(.kept and .file)] | length' "$edir"/image-*.json)
+twins=$(jq '.scenarios[0].deduplicated' "$out/early/crash/summary.json")
+[ "$rc" -eq 0 ] && jq -e --argjson n "${kept:-0}" --argjson d "${twins:-0}" '
+	.images == $n and $n > 0 and .deduplicated == $d and .checkers == 2 and .rows[0].disagreements == 0 and
+	.rows[0].phases.round.n == 2 * ($n - $d) and .rows[0].phases.mount.median_ms > 0 and
+	.rows[0].phases.fsck.median_ms > 0 and .images_per_s.median > 0 and .boot_seconds.median > 0' \
+	"$out/bench/crashbench.json" >/dev/null
+tap_ok $? "crashbench: $kept kept images ($twins twins) judged again twice in 2 guests, as the run judged them"
+
+# The same images, with one verdict of the run turned around: crashbench must say so.
+mkdir -p "$out/turned/crash/program__ext4"
+cp "$out/early/crash/summary.json" "$out/turned/crash/"
+cp "$edir"/acks.log "$edir"/image-*.json "$out/turned/crash/program__ext4/"
+first=$(ls "$out/turned/crash/program__ext4"/image-*.json | head -n 1)
+jq '.verdict = (if .verdict == "intact" then "lost" else "intact" end)' "$first" >"$first.new" && mv "$first.new" "$first"
+"$H" crashbench --images "$out/turned" --reps 1 --checkers 1 --results "$out" --run-id turned \
+	>"$out/turned.out" 2>"$out/turned.err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "now judged .*, the run said" "$out/turned.err" && grep -q "VERDICTS DIFFER" "$out/turned.out"
+tap_ok $? "crashbench fails when a verdict differs from the run's (rc $rc)"
+"$H" compare "$out/bench" "$out/turned" >"$out/compare.out" 2>&1
+grep -q "crash images checked/s" "$out/compare.out"
+tap_ok $? "make compare puts two crashbench runs' checking speeds side by side"
 tap_done

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# make crashbench: how fast the checker judges crash images.
+#
+# The images are a fixed, seeded set: one crashtest --keep run of the
+# scenarios below on both filesystems, made once and cached outside the tree
+# under a key of everything that decides their bytes (the writer's kernel,
+# the initramfs with the writer in it, the golden images, the scenarios and
+# their job files, the seed). Every crashbench run then checks those same
+# images, so two versions of the checker are compared on the same work.
+#
+#   crash-inject/crashbench.sh [REPS]   (KERNEL=, SCENARIOS=, FS=, SUBSETS=, SEED= override)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+reps=${1:-3}
+B=${PMEM_BUILD:-build}
+kernel=${KERNEL:-6.1-aware}
+scenarios=${SCENARIOS:-shared-none sync-clwb sync-clwb-adr}
+fss=${FS:-ext4 xfs}
+seed=${SEED:-1}
+cache=${PMEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmem-aware}/crashbench
+
+for f in "$B/kernels/$kernel/bzImage" "$B/initramfs.cpio"; do
+	[ -r "$f" ] || { echo "crashbench: no $f: run 'make kernels images'" >&2; exit 1; }
+done
+key=$({
+	sha256sum "$B/kernels/$kernel/bzImage" "$B/initramfs.cpio" | cut -d' ' -f1
+	for fs in $fss; do readlink -f "$B/images/$fs.img"; done
+	for s in $scenarios; do
+		row=$(awk -v s="$s" '$1 == s' crash-inject/scenarios)
+		[ -n "$row" ] || { echo "crashbench: no scenario '$s' in crash-inject/scenarios" >&2; exit 1; }
+		echo "$row"
+		sha256sum "$(echo "$row" | awk '{print $2}')" | cut -d' ' -f1
+	done
+	echo "$fss $seed ${SUBSETS:-2}"
+} | sha256sum | cut -c1-16)
+set_dir=$cache/set-$key
+if [ ! -r "$set_dir/done" ]; then
+	echo "crashbench: making the image set (once, cached in $set_dir) ..." >&2
+	rm -rf "$set_dir"
+	mkdir -p "$set_dir"
+	# Its own scenario verdicts do not matter here, only the kept images.
+	"$B/pmem-harness" crashtest --keep --seed "$seed" --kernel "$kernel" --fs "$fss" \
+		--scenarios "$scenarios" --subsets "${SUBSETS:-2}" --results "$set_dir" --run-id set >"$set_dir/crashtest.out" || true
+	[ -r "$set_dir/set/crash/summary.json" ] || {
+		echo "crashbench: the image set could not be made: see $set_dir/crashtest.out" >&2; exit 1; }
+	# Zeros as holes, whatever the golden images were: the write phase then
+	# copies what the image holds, on every machine alike.
+	find "$set_dir" -name '*.img' -exec fallocate --dig-holes {} \;
+	touch "$set_dir/done"
+fi
+exec "$B/pmem-harness" crashbench --images "$set_dir/set" --reps "$reps" --kernel "$kernel" \
+	${RUN_ID:+--run-id "$RUN_ID"} ${ACCEL:+--accel "$ACCEL"}
