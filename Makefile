@@ -151,8 +151,13 @@ $(BUILD_DIR)/initramfs.cpio: $(GUEST_PROGS) vm-images/build-initramfs.sh vm-imag
 		     vm-images/guest/pmem-lib.sh
 	vm-images/build-initramfs.sh $@ $(BUILD_DIR)/guest
 
+# The crash checker's guests boot a small initramfs of their own.
+$(BUILD_DIR)/initramfs-checker.cpio: $(BUILD_DIR)/guest/pmem-agent $(BUILD_DIR)/guest/pmem-checker \
+		     vm-images/build-initramfs.sh vm-images/guest/init vm-images/guest/pmem-lib.sh
+	vm-images/build-initramfs.sh --checker $@ $(BUILD_DIR)/guest
+
 # xfs-reflink (DAX with reflink=1, for the CoW crash cases) is made on 6.12.
-images: $(BUILD_DIR)/initramfs.cpio $(BUILD_DIR)/pmem-harness
+images: $(BUILD_DIR)/initramfs.cpio $(BUILD_DIR)/initramfs-checker.cpio $(BUILD_DIR)/pmem-harness
 	vm-images/build-kernel.sh 6.1-stock 6.12-stock
 	vm-images/make-golden.sh ext4 xfs xfs-reflink
 

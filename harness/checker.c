@@ -202,6 +202,16 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 			dprintf(fd, "failed -1 cannot set up a checker guest in %s\n", rdir);
 			break;
 		}
+		/* Its own small initramfs, and a console that only says what the
+		 * watchdog looks for (warnings and worse): under TCG every byte
+		 * of boot chatter on the serial port costs. */
+		snprintf(ipath, sizeof(ipath), "%s/initramfs-checker.cpio", o->build);
+		if (access(ipath, R_OK)) {
+			dprintf(fd, "failed -1 no %s: run 'make images'\n", ipath);
+			break;
+		}
+		vo.qemu.initrd = ipath;
+		vo.qemu.append = "loglevel=5";
 		vo.boot_timeout = CHECK_BOOT_TIMEOUT;
 		vo.run_timeout = 7 * 24 * 3600; /* it waits for the pool between sets */
 		vo.script = script;

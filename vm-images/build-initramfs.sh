@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
 # Build the guest initramfs from the host's Debian packages.
 #
-#   vm-images/build-initramfs.sh OUT.cpio GUEST_BIN_DIR
+#   vm-images/build-initramfs.sh [--checker] OUT.cpio GUEST_BIN_DIR
 #
 # The image holds busybox (static), ndctl, e2fsprogs, xfsprogs, fio (with its
 # libpmem engine), perf, and every program in GUEST_BIN_DIR, each dynamic
 # binary with the libraries ldd resolves for it. The archive is left
 # uncompressed: under TCG, decompressing it would cost more boot time than
 # loading the extra bytes.
+#
+# --checker: only what a crash checker guest runs (busybox, e2fsck,
+# xfs_repair, pmem-agent, pmem-checker). fio and perf bring 100 MiB of
+# libraries, which a guest unpacks at every boot: two seconds under TCG.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 die() { echo "build-initramfs: $*" >&2; exit 1; }
 
-[ $# -eq 2 ] || die "usage: build-initramfs.sh OUT.cpio GUEST_BIN_DIR"
+checker=
+if [ "${1:-}" = --checker ]; then
+	checker=1
+	shift
+fi
+[ $# -eq 2 ] || die "usage: build-initramfs.sh [--checker] OUT.cpio GUEST_BIN_DIR"
 out=$1
 guest_bin=$2
 
@@ -66,18 +75,23 @@ copy_libs_of() { # binary
 	done < <(ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
 }
 
-for t in /usr/bin/ndctl /usr/bin/daxctl /sbin/mke2fs /sbin/e2fsck /sbin/mkfs.xfs \
-	/sbin/xfs_repair /usr/sbin/xfs_io /usr/bin/fio /usr/bin/perf \
-	/usr/lib/x86_64-linux-gnu/libpmem.so.1; do
+guest_tools=(/usr/bin/ndctl /usr/bin/daxctl /sbin/mke2fs /sbin/e2fsck /sbin/mkfs.xfs
+	/sbin/xfs_repair /usr/sbin/xfs_io /usr/bin/fio /usr/bin/perf
+	/usr/lib/x86_64-linux-gnu/libpmem.so.1)
+[ -z "$checker" ] || guest_tools=(/sbin/e2fsck /sbin/xfs_repair)
+for t in "${guest_tools[@]}"; do
 	copy_into_image "$t"
 	copy_libs_of "$t"
 done
-ln -s mke2fs "$stage/usr/sbin/mkfs.ext4"
+if [ -z "$checker" ]; then
+	ln -s mke2fs "$stage/usr/sbin/mkfs.ext4"
+	cp /etc/mke2fs.conf "$stage/etc/" 2>/dev/null || true
+fi
 ln -s e2fsck "$stage/usr/sbin/fsck.ext4"
-cp /etc/mke2fs.conf "$stage/etc/" 2>/dev/null || true
 
 for p in "$guest_bin"/*; do
 	[ -x "$p" ] || continue
+	[ -z "$checker" ] || case ${p##*/} in pmem-agent | pmem-checker) ;; *) continue ;; esac
 	install -m 0755 "$p" "$stage/usr/bin/"
 	copy_libs_of "$p"
 done
