@@ -5,7 +5,8 @@
 #  - planted damage in a known-good image is found: a zeroed record (lost),
 #    a flipped payload byte (torn), a wiped superblock (fs-corrupt);
 #  - one checker guest takes several images in a row without stale caches:
-#    good, damaged, good again give intact, lost, intact;
+#    good, damaged, good again give intact, lost, intact; two guests at once,
+#    with every image given twice, give the same verdicts, twins shared;
 #  - a checker that hangs on some images gives them their verdict and the
 #    run goes on with a fresh checker;
 #  - crashbench checks a run's kept images again, twice, in two guests at
@@ -95,6 +96,17 @@ tap_ok $? "the good image again after a damaged one, same checker guest: intact 
 tap_ok $? "flipped byte in record 7: torn, seq 7"
 [ "${v[4]:-}" = fs-corrupt ]
 tap_ok $? "wiped superblock: fs-corrupt"
+# The same planted images, two guests at once, each damaged image given twice:
+# the twins are checked once and share the verdict.
+"$H" crashcheck --fs ext4 --acks "$dir/acks.log" --acked 512 --checkers 2 --image "$good" \
+	--image "$lostimg" --image "$tornimg" --image "$badfs" --image "$lostimg" --image "$tornimg" \
+	--image "$badfs" --image "$good" >"$out/check2.out" 2>"$out/check2.err"
+mapfile -t v2 < <(jq -r '.verdict + (if .same_as then "=" else "" end)' "$out/check2.out")
+echo "# verdicts, two guests: ${v2[*]}"
+[ "${v2[*]}" = "intact lost torn fs-corrupt lost= torn= fs-corrupt= intact=" ] &&
+	sed -n 2p "$out/check2.out" | jq -e '.lost == [5]' >/dev/null &&
+	sed -n 3p "$out/check2.out" | jq -e '.torn == [7]' >/dev/null
+tap_ok $? "two checker guests with identical images: lost, torn and fs-corrupt still caught, twins share them"
 # A checker that hangs on one image: that image is judged, the run goes on.
 PMEM_CHECK_IMAGE_TIMEOUT=5 "$H" crashtest --program tests/fixtures/ack-late.c \
 	--check tests/fixtures/hang-check.c --fs ext4 --results "$out" --run-id hang \
