@@ -17,7 +17,8 @@ MAKEFLAGS += --no-builtin-rules --no-builtin-variables
 .DELETE_ON_ERROR:
 .SUFFIXES:
 
-CC       := gcc
+# gcc unless the environment or the command line names another compiler.
+CC       := $(if $(filter environment command line,$(origin CC)),$(CC),gcc)
 # snprintf truncation is checked where it matters; paths are bounded by PATH_MAX.
 CFLAGS   := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-format-truncation
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -35,7 +36,12 @@ HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-
 	       crash-inject/adr.c crash-inject/attribute.c crash-inject/symbolize.c \
 	       results/series.c results/stats.c results/summary.c results/compare.c results/table.c \
 	       results/verdicts.c results/plot.c results/figures.c results/report.c
-HARNESS_HDR := $(wildcard harness/*.h results/*.h crash-inject/*.h)
+
+# $(call link,FLAGS,SOURCES,LIBS): compile and link one program in one call,
+# then ask the compiler which headers it read: $@.d, read by the next make,
+# so no rule lists headers by hand.
+link = $(CC) $(1) -o $@ $(2) $(3) && \
+	$(CC) $(filter -I% -D% -std=%,$(1)) -MM -MP -MT $@ $(2) >$@.d
 
 # Guest programs land in the initramfs; one program per line.
 GUEST_PROGS := $(BUILD_DIR)/guest/pmem-agent \
@@ -48,7 +54,6 @@ GUEST_PROGS := $(BUILD_DIR)/guest/pmem-agent \
 WRITER_SRC := workloads/writer.c workloads/job.c workloads/stats.c workloads/tracefs.c \
 	      workloads/record.c workloads/ack.c workloads/channel.c \
 	      workloads/pmem_map.c workloads/cpu_flush.c $(wildcard workloads/persist/*.c)
-WRITER_HDR := $(wildcard workloads/*.h workloads/persist/*.h)
 
 UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-qemu-argv \
@@ -60,6 +65,7 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-record-crc
 
 include harness/plugins/Makefile.inc
+-include $(wildcard $(BUILD_DIR)/*.d $(BUILD_DIR)/guest/*.d $(BUILD_DIR)/tests/*.d $(BUILD_DIR)/plugins/*.d)
 
 .PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare report adr-cost crashbench
 all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) plugins
@@ -76,70 +82,61 @@ endif
 setup:
 	vm-images/setup-host.sh
 
-$(BUILD_DIR)/pmem-harness: $(HARNESS_SRC) $(HARNESS_HDR)
+$(BUILD_DIR)/pmem-harness: $(HARNESS_SRC)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $(HARNESS_SRC) -ljansson -lxxhash -lm
+	$(call link,$(CFLAGS),$(HARNESS_SRC),-ljansson -lxxhash -lm)
 
-$(BUILD_DIR)/guest/pmem-agent: workloads/agent.c workloads/channel.c workloads/channel.h
+$(BUILD_DIR)/guest/pmem-agent: workloads/agent.c workloads/channel.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ workloads/agent.c workloads/channel.c
+	$(call link,$(CFLAGS),workloads/agent.c workloads/channel.c,)
 
-$(BUILD_DIR)/guest/semantics: tests/guest/semantics.c workloads/pmem_map.c workloads/pmem_map.h workloads/tracefs.c \
-		      workloads/cpu_flush.h workloads/cpu_flush.c tests/guest/tap.h
+$(BUILD_DIR)/guest/semantics: tests/guest/semantics.c workloads/pmem_map.c workloads/tracefs.c workloads/cpu_flush.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iworkloads -o $@ tests/guest/semantics.c workloads/pmem_map.c \
-		workloads/cpu_flush.c workloads/tracefs.c
+	$(call link,$(CFLAGS) -Iworkloads,tests/guest/semantics.c workloads/pmem_map.c workloads/cpu_flush.c workloads/tracefs.c,)
 
-$(BUILD_DIR)/guest/pmem-writer: $(WRITER_SRC) $(WRITER_HDR)
+$(BUILD_DIR)/guest/pmem-writer: $(WRITER_SRC)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iworkloads -o $@ $(WRITER_SRC) -ljansson -linih -lpmem -lm
+	$(call link,$(CFLAGS) -Iworkloads,$(WRITER_SRC),-ljansson -linih -lpmem -lm)
 
-$(BUILD_DIR)/guest/pmem-verify: workloads/verify.c workloads/record_verify.c workloads/record.c \
-				 workloads/record.h workloads/record_verify.h
+$(BUILD_DIR)/guest/pmem-verify: workloads/verify.c workloads/record_verify.c workloads/record.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ workloads/verify.c workloads/record_verify.c workloads/record.c
+	$(call link,$(CFLAGS),workloads/verify.c workloads/record_verify.c workloads/record.c,)
 
-$(BUILD_DIR)/guest/pmem-checker: workloads/checker.c workloads/record_verify.c workloads/record.c \
-				  workloads/channel.c workloads/record.h workloads/record_verify.h workloads/channel.h
+$(BUILD_DIR)/guest/pmem-checker: workloads/checker.c workloads/record_verify.c workloads/record.c workloads/channel.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ workloads/checker.c workloads/record_verify.c workloads/record.c workloads/channel.c
+	$(call link,$(CFLAGS),workloads/checker.c workloads/record_verify.c workloads/record.c workloads/channel.c,)
 
-$(BUILD_DIR)/tests/unit-console: tests/unit/console.c harness/console.c harness/console.h
+$(BUILD_DIR)/tests/unit-console: tests/unit/console.c harness/console.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SANITIZE) -Iharness -Itests/guest -o $@ tests/unit/console.c harness/console.c
+	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/console.c harness/console.c,)
 
-$(BUILD_DIR)/tests/unit-qemu-argv: tests/unit/qemu-argv.c harness/qemu.c harness/qemu.h
+$(BUILD_DIR)/tests/unit-qemu-argv: tests/unit/qemu-argv.c harness/qemu.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SANITIZE) -Iharness -Itests/guest -o $@ tests/unit/qemu-argv.c harness/qemu.c
+	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/qemu-argv.c harness/qemu.c,)
 
-$(BUILD_DIR)/tests/unit-job-parse: tests/unit/job-parse.c $(WRITER_SRC) $(WRITER_HDR)
+$(BUILD_DIR)/tests/unit-job-parse: tests/unit/job-parse.c $(WRITER_SRC)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest -o $@ tests/unit/job-parse.c \
-		$(filter-out workloads/writer.c,$(WRITER_SRC)) -ljansson -linih -lpmem -lm
+	$(call link,$(CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest,tests/unit/job-parse.c $(filter-out workloads/writer.c,$(WRITER_SRC)),-ljansson -linih -lpmem -lm)
 
-$(BUILD_DIR)/tests/unit-judge-parse: tests/unit/judge-parse.c crash-inject/judge.c crash-inject/judge.h
+$(BUILD_DIR)/tests/unit-judge-parse: tests/unit/judge-parse.c crash-inject/judge.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest -o $@ tests/unit/judge-parse.c crash-inject/judge.c -ljansson
+	$(call link,$(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/judge-parse.c crash-inject/judge.c,-ljansson)
 
-$(BUILD_DIR)/tests/unit-check-phases: tests/unit/check-phases.c crash-inject/check_phases.c crash-inject/check_phases.h \
-				       results/stats.c results/stats.h
+$(BUILD_DIR)/tests/unit-check-phases: tests/unit/check-phases.c crash-inject/check_phases.c results/stats.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest -o $@ tests/unit/check-phases.c crash-inject/check_phases.c \
-		results/stats.c -ljansson -lm
+	$(call link,$(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/check-phases.c crash-inject/check_phases.c results/stats.c,-ljansson -lm)
 
-$(BUILD_DIR)/tests/unit-record-crc: tests/unit/record-crc.c workloads/record.c workloads/record.h
+$(BUILD_DIR)/tests/unit-record-crc: tests/unit/record-crc.c workloads/record.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest -o $@ tests/unit/record-crc.c workloads/record.c
+	$(call link,$(CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest,tests/unit/record-crc.c workloads/record.c,)
 
-$(BUILD_DIR)/tests/unit-noise: tests/unit/noise.c results/stats.c results/stats.h
+$(BUILD_DIR)/tests/unit-noise: tests/unit/noise.c results/stats.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SANITIZE) -Iresults -Itests/guest -o $@ tests/unit/noise.c results/stats.c -lm
+	$(call link,$(CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/noise.c results/stats.c,-lm)
 
-$(BUILD_DIR)/tests/unit-adr-model: tests/unit/adr-model.c crash-inject/adr.c crash-inject/image.c \
-		crash-inject/adr.h crash-inject/adr-state.h crash-inject/image.h
+$(BUILD_DIR)/tests/unit-adr-model: tests/unit/adr-model.c crash-inject/adr.c crash-inject/image.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest -o $@ tests/unit/adr-model.c crash-inject/adr.c \
-		crash-inject/image.c -lxxhash
+	$(call link,$(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/adr-model.c crash-inject/adr.c crash-inject/image.c,-lxxhash)
 
 kernels:
 	vm-images/build-kernel.sh $(ALL_KERNELS)
