@@ -9,7 +9,10 @@
  *
  *   slot -> pool   "next <nvdimm>"          the guest wants an image, written there
  *                  "report <i> <len>" + len bytes   the guest's report on item i
- *                  "failed <i> <why>"       the guest died on item i (-1: none)
+ *                  "failed <i> <kind> <why>"   the guest died on item i (-1: none);
+ *                                           kind "image": it hung or its kernel failed
+ *                                           there; "guest": QEMU went away without
+ *                                           a kernel failure (killed from outside)
  *                  "boot <seconds>"         a guest came up
  *   pool -> slot   "image <i> <fs> <bs> <acked> <files>"   written, check it
  *                  "done"                   let the guest power off
@@ -199,7 +202,7 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 		snprintf(sl.nvdimm, sizeof(sl.nvdimm), "%s/nvdimm.img", rdir);
 		if (image_copy(o->golden, sl.nvdimm) < 0 ||
 		    vm_options_flavour(&vo, o->build, o->kernel, o->accel, sl.nvdimm, kpath, ipath) < 0) {
-			dprintf(fd, "failed -1 cannot set up a checker guest in %s\n", rdir);
+			dprintf(fd, "failed -1 guest cannot set up a checker guest in %s\n", rdir);
 			break;
 		}
 		/* Its own small initramfs, and a console that only says what the
@@ -207,7 +210,7 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 		 * of boot chatter on the serial port costs. */
 		snprintf(ipath, sizeof(ipath), "%s/initramfs-checker.cpio", o->build);
 		if (access(ipath, R_OK)) {
-			dprintf(fd, "failed -1 no %s: run 'make images'\n", ipath);
+			dprintf(fd, "failed -1 guest no %s: run 'make images'\n", ipath);
 			break;
 		}
 		vo.qemu.initrd = ipath;
@@ -223,8 +226,9 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 		unlink(sl.nvdimm);
 		if (r.status == VM_OK && sl.stop)
 			break;
-		/* The image it was on when it died gets the verdict; a fresh one goes on. */
-		dprintf(fd, "failed %ld %s\n", sl.current,
+		/* A fresh guest goes on; the pool decides what the image gets. */
+		dprintf(fd, "failed %ld %s %s\n", sl.current,
+			!sl.hung && (r.status == VM_NO_EXIT || r.status == VM_QEMU_FAILED) ? "guest" : "image",
 			sl.hung ? "the checker hung on this image and was killed" :
 			r.message[0] ? r.message : vm_status_name(r.status));
 		sl.current = -1;
@@ -257,6 +261,9 @@ struct checker_pool {
 	struct check_set *set;
 	size_t next;		/* the first item not yet handed out */
 	size_t outstanding;	/* handed out, not yet judged */
+	/* Items whose guest was killed from outside go again, once, to another. */
+	unsigned char *retried;
+	size_t retry[64], nretry;
 };
 
 static json_t *failure(const char *why)
@@ -336,31 +343,44 @@ static void finish(struct checker_pool *p, struct share *s, const char *why)
 		p->outstanding--;
 }
 
-/* Hand the share the next image of the set, or park it. */
+/* Write item i into the share's guest and tell it; 0, or -1 (judged). */
+static int hand_over(struct checker_pool *p, struct share *s, size_t i)
+{
+	struct check_set *set = p->set;
+	struct check_item *it = &set->items[i];
+	double t = now_s();
+
+	if (set->write_image(set->ctx, i, s->nvdimm) < 0) {
+		it->verdict = failure("could not write the image into the checker");
+		return -1;
+	}
+	it->phases.ms[PHASE_WRITE] = (now_s() - t) * 1e3;
+	dprintf(s->fd, "image %zu %s %s %zu %s\n", i, set->fs, set->bs, it->acked, set->files);
+	s->set = set;
+	s->current = i;
+	s->t_served = now_s();
+	s->waiting = 0;
+	p->outstanding++;
+	return 0;
+}
+
+/* Hand the share the next image of the set (one to retry first), or park it. */
 static void serve(struct checker_pool *p, struct share *s)
 {
 	struct check_set *set = p->set;
 
+	while (set && p->nretry)
+		if (hand_over(p, s, p->retry[--p->nretry]) == 0)
+			return;
 	for (; set && p->next < set->nitems; p->next++) {
-		size_t i = p->next;
-		struct check_item *it = &set->items[i];
-		double t = now_s();
+		struct check_item *it = &set->items[p->next];
 
 		if (it->same_as >= 0 || it->verdict)
 			continue;
-		if (set->write_image(set->ctx, i, s->nvdimm) < 0) {
-			it->verdict = failure("could not write the image into the checker");
-			continue;
+		if (hand_over(p, s, p->next) == 0) {
+			p->next++;
+			return;
 		}
-		it->phases.ms[PHASE_WRITE] = (now_s() - t) * 1e3;
-		dprintf(s->fd, "image %zu %s %s %zu %s\n", i, set->fs, set->bs, it->acked, set->files);
-		s->set = set;
-		s->current = i;
-		s->t_served = now_s();
-		s->waiting = 0;
-		p->next++;
-		p->outstanding++;
-		return;
 	}
 	s->waiting = 1;
 }
@@ -400,14 +420,29 @@ static size_t handle(struct checker_pool *p, struct share *s)
 		return head + len;
 	} else if (!strncmp(line, "failed ", 7)) {
 		char *why;
+		int outside;
 
 		i = strtol(line + 7, &why, 10);
 		while (*why == ' ')
 			why++;
-		if (i == s->current)
+		outside = !strncmp(why, "guest ", 6);
+		why += strcspn(why, " ");
+		while (*why == ' ')
+			why++;
+		if (i >= 0 && i == s->current && outside && p->retried && !p->retried[i] &&
+		    p->nretry < sizeof(p->retry) / sizeof(p->retry[0])) {
+			/* Not the image's doing: it goes to the next guest that asks. */
+			fprintf(stderr, "crashtest: checker %d stopped on image %ld (%s); retrying it in a fresh checker\n",
+				(int)(s - p->shares), i, why);
+			p->retried[i] = 1;
+			p->retry[p->nretry++] = i;
+			s->current = -1;
+			p->outstanding--;
+		} else if (i >= 0 && i == s->current) {
 			finish(p, s, why);
-		else if (i < 0)
+		} else if (i < 0) {
 			fprintf(stderr, "crashtest: checker %d: %s\n", (int)(s - p->shares), why);
+		}
 		s->waiting = 0;
 	} else if (!strncmp(line, "boot ", 5)) {
 		s->guests++;
@@ -450,6 +485,8 @@ void checker_pool_check(struct checker_pool *p, struct check_set *s)
 	p->set = s;
 	p->next = 0;
 	p->outstanding = 0;
+	p->nretry = 0;
+	p->retried = calloc(s->nitems ? s->nitems : 1, 1);
 	for (;;) {
 		struct pollfd fds[CHECK_MAX_PARALLEL];
 		int k, alive = 0;
@@ -461,7 +498,7 @@ void checker_pool_check(struct checker_pool *p, struct check_set *s)
 			fds[k] = (struct pollfd){ .fd = p->shares[k].fd, .events = POLLIN };
 			alive += p->shares[k].fd >= 0;
 		}
-		if (!alive || (!p->outstanding && p->next >= s->nitems))
+		if (!alive || (!p->outstanding && !p->nretry && p->next >= s->nitems))
 			break;
 		if (poll(fds, p->n, 1000) < 0 && errno != EINTR)
 			break;
@@ -469,6 +506,8 @@ void checker_pool_check(struct checker_pool *p, struct check_set *s)
 			if (fds[k].fd >= 0 && fds[k].revents)
 				pump(p, &p->shares[k]);
 	}
+	free(p->retried);
+	p->retried = NULL;
 	p->set = NULL;
 }
 

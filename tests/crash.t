@@ -8,7 +8,8 @@
 #    good, damaged, good again give intact, lost, intact; two guests at once,
 #    with every image given twice, give the same verdicts, twins shared;
 #  - a checker that hangs on some images gives them their verdict and the
-#    run goes on with a fresh checker;
+#    run goes on with a fresh checker; one whose QEMU is killed from outside
+#    has its image checked again by a fresh one;
 #  - crashbench checks a run's kept images again, twice, in two guests at
 #    once, with the run's verdicts and the time per phase, and fails when a
 #    verdict differs from the run's (a run with one verdict turned around).
@@ -124,6 +125,30 @@ later=$(jq -s --argjson h "${last_hung:-999}" '[.[] | select(.image > $h and .ve
 echo "# images judged intact after the last hang (image $last_hung): $later"
 [ "$rc" -eq 1 ] && [ "${hung:-0}" -ge 1 ] && [ "${rest:-1}" -eq 0 ] && [ "${later:-0}" -ge 1 ]
 tap_ok $? "a checker hang is the verdict of its image; the other images are still judged"
+
+# A checker's QEMU killed from outside while it is on an image: not the
+# image's doing, so that image goes again to a fresh checker and is judged.
+kdir=$out/killed/crash
+(
+	for _ in $(seq 600); do
+		[ "$(grep -c '^@@end' "$kdir/checker-0.0/guest.log" 2>/dev/null)" -ge 3 ] && break
+		sleep 0.2
+	done
+	sleep 0.5 # inside the next image's two seconds
+	pkill -KILL -f "mem-path=$kdir/checker-0.0/nvdimm.img"
+) &
+killer=$!
+"$H" crashtest --program tests/fixtures/ack-late.c --check tests/fixtures/slow-check.c --fs ext4 --checkers 1 \
+	--results "$out" --run-id killed >"$out/killed.out" 2>"$out/killed.err"
+rc=$?
+wait "$killer"
+grep '^crashtest: checker' "$out/killed.err" | sed 's/^/# /'
+n=$(jq '.scenarios[0].images' "$kdir/summary.json")
+intact=$(jq '.scenarios[0].verdicts.intact' "$kdir/summary.json")
+[ "$rc" -eq 0 ] && [ "${n:-0}" -gt 3 ] && [ "$intact" = "$n" ] &&
+	grep -q 'checker 0 stopped on image [0-9]* (.*); retrying it in a fresh checker' "$out/killed.err" &&
+	[ -d "$kdir/checker-0.1" ]
+tap_ok $? "a checker QEMU killed from outside: its image retried in a fresh checker, all $n intact (rc $rc)"
 
 # crashbench on the kept images of the losing run: lost and intact alike.
 edir=$out/early/crash/program__ext4
