@@ -20,6 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 int ack_open(void);
 int ack(uint64_t seq, uint64_t off, size_t len);
 /*
@@ -42,5 +46,9 @@ static inline void ack_marker(uint64_t seq, const void *addr, size_t len)
 	__asm__ volatile(".byte 0x66, 0x87, 0xd2" : : "D"(seq), "S"(addr), "c"(len) : "memory");
 }
 void ack_close(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CACHELINE 64
 
 /* "clwb", "clflushopt" or "clflush": what cpu_flush() uses on this CPU. */
@@ -24,5 +28,9 @@ void cpu_ntstore_copy(void *dst, const void *src, size_t len);
  */
 void cpu_writeback_unfenced(const void *addr, size_t len);
 void cpu_ntstore_copy_unfenced(void *dst, const void *src, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define RECORD_MAGIC 0x3143455244454d50ULL /* "PMEDREC1" little-endian */
 
 struct record_header {
@@ -37,5 +41,9 @@ uint32_t crc32c(uint32_t crc, const void *buf, size_t len);
 /* The portable byte-at-a-time CRC32C, which crc32c() replaces where the CPU
  * has SSE4.2; the two must agree (tests/unit/record-crc.c). */
 uint32_t crc32c_sw(uint32_t crc, const void *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
