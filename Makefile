@@ -31,7 +31,7 @@ ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c \
 	       harness/cmd-summary.c harness/cmd-compare.c harness/cmd-report.c harness/vm.c harness/qemu.c harness/qmp.c \
 	       harness/console.c harness/accel.c harness/jsonio.c harness/textfile.c harness/runinfo.c \
-	       harness/cmd-crashtest.c harness/cmd-crashcheck.c harness/cmd-crashbench.c harness/checker.c harness/embed.c \
+	       harness/cmd-crashtest.c harness/cmd-crashcheck.c harness/cmd-crashbench.c harness/checker.c harness/embed.c harness/user_program.c \
 	       crash-inject/image.c crash-inject/judge.c crash-inject/check_phases.c \
 	       crash-inject/adr.c crash-inject/attribute.c crash-inject/symbolize.c \
 	       results/series.c results/stats.c results/summary.c results/compare.c results/table.c \
@@ -188,7 +188,8 @@ bench:
 
 # make crashtest [FS="ext4 xfs"] [SCENARIOS="..."] [PLATFORM=eadr|adr] [KEEP=1]
 #                [SUBSETS=N] [FENCE_POINTS=N]
-# make crashtest PROGRAM=prog.c [CHECK=check.c] [MODE=aware] [FS=ext4] [PLATFORM=adr] [KERNEL=flavour]
+# make crashtest PROGRAM="a.c b.c" (or a static binary) [CHECK=check.c] [CFLAGS=... LDLIBS=...]
+#                [MODE=aware] [FS=ext4] [PLATFORM=adr] [KERNEL=flavour]
 crashtest:
 	vm-images/setup-host.sh
 	$(MAKE) all images
@@ -196,6 +197,7 @@ crashtest:
 	$(BUILD_DIR)/pmem-harness crashtest $(if $(KERNEL),--kernel $(KERNEL)) $(if $(FS),--fs "$(FS)") $(if $(ACCEL),--accel $(ACCEL)) \
 		$(if $(SCENARIOS),--scenarios "$(SCENARIOS)") $(if $(KEEP),--keep) \
 		$(if $(PROGRAM),--program "$(PROGRAM)") $(if $(CHECK),--check "$(CHECK)") \
+		$(if $(filter command line,$(origin CFLAGS)),--cflags "$(CFLAGS)") $(if $(LDLIBS),--ldlibs "$(LDLIBS)") \
 		$(if $(MODE),--mode "$(MODE)") $(if $(PLATFORM),--platform $(PLATFORM)) \
 		$(if $(SUBSETS),--subsets $(SUBSETS)) $(if $(FENCE_POINTS),--fence-points $(FENCE_POINTS))
 

@@ -48,6 +48,7 @@
 #include "jsonio.h"
 #include "runinfo.h"
 #include "textfile.h"
+#include "user_program.h"
 #include "vm.h"
 
 #define MAX_IMAGES 4000
@@ -688,31 +689,13 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	return row;
 }
 
-/* A user's program or checker, static, with the ack and record helpers. */
-static int build_static(const char *src, const char *out)
-{
-	char cmd[4096];
-
-	if (access(src, R_OK)) {
-		fprintf(stderr, "crashtest: cannot read %s\n", src);
-		return -1;
-	}
-	snprintf(cmd, sizeof(cmd),
-		 "gcc -std=gnu11 -O2 -g -static -Iworkloads -o '%s' '%s' workloads/ack.c workloads/channel.c "
-		 "workloads/record.c workloads/cpu_flush.c workloads/pmem_map.c", out, src);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "crashtest: compiling %s failed (compiler messages above)\n", src);
-		return -1;
-	}
-	return 0;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pmem-harness crashtest [--fs LIST] [--scenarios LIST] [--kernel FLAVOUR]\n"
 		"                              [--platform eadr|adr] [--subsets N] [--fence-points N]\n"
-		"                              [--program SRC.c --check SRC.c [--mode MODE]]\n"
+		"                              [--program PROG [--check PROG] [--mode MODE]\n"
+		"                               [--cflags FLAGS] [--ldlibs LIBS]]\n"
 		"                              [--keep] [--seed N] [--run-id ID] [--results DIR] [--accel A]\n"
 		"                              [--checkers N]\n"
 		"Runs each scenario of crash-inject/scenarios (or --program, checked by --check)\n"
@@ -722,6 +705,8 @@ static void usage(FILE *f)
 		"                  adr: lines not written back and fenced may be lost (TCG model)\n"
 		"  --subsets N     ADR images per crash point besides the strict one (default 20, max 64)\n"
 		"  --fence-points N  ADR crash points sampled at fences (default 4)\n"
+		"  --program PROG  C sources (\"a.c b.c\"), built static with the ack, record and\n"
+		"                  flush helpers and --cflags/--ldlibs, or a static x86-64 binary\n"
 		"  --mode MODE     the program's mapping: shared, sync, aware or sync+aware\n"
 		"  --checkers N    checker guests at once (default: one per CPU, at most 4;\n"
 		"                  PMEM_CHECKERS sets the default)\n");
@@ -737,10 +722,12 @@ int cmd_crashtest(int argc, char **argv)
 		{ "program", required_argument, NULL, 'P' }, { "check", required_argument, NULL, 'C' },
 		{ "mode", required_argument, NULL, 'M' }, { "platform", required_argument, NULL, 'L' },
 		{ "subsets", required_argument, NULL, 'N' }, { "fence-points", required_argument, NULL, 'F' },
-		{ "checkers", required_argument, NULL, 'c' },
+		{ "checkers", required_argument, NULL, 'c' }, { "cflags", required_argument, NULL, 'G' },
+		{ "ldlibs", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' }, { 0 }
 	};
 	const char *program = NULL, *check = NULL, *mode = "shared", *platform = NULL;
+	const char *cflags = NULL, *ldlibs = NULL;
 	char prog_bin[1100], check_bin[1100], adr_plugin[1100];
 	struct crash_run c = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "auto",
 			       .seed = 1, .adr = { .subsets = 20, .fence_max = 4, .fence_period = 200 } };
@@ -753,7 +740,7 @@ int cmd_crashtest(int argc, char **argv)
 	double t0 = now_s();
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:M:L:N:F:c:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:M:L:N:F:c:G:l:h", longopts, NULL)) != -1) {
 		if (opt == 'P' || opt == 'C' || opt == 'M') {
 			*(opt == 'P' ? &program : opt == 'C' ? &check : &mode) = optarg;
 			continue;
@@ -771,6 +758,8 @@ int cmd_crashtest(int argc, char **argv)
 		case 'N': c.adr.subsets = strtoul(optarg, NULL, 0); break;
 		case 'F': c.adr.fence_max = strtoull(optarg, NULL, 0); break;
 		case 'c': c.checkers = atoi(optarg); break;
+		case 'G': cflags = optarg; break;
+		case 'l': ldlibs = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -874,8 +863,8 @@ int cmd_crashtest(int argc, char **argv)
 		snprintf(path, sizeof(path), "mkdir -p '%s/user'", run_dir);
 		snprintf(prog_bin, sizeof(prog_bin), "%s/user/program", run_dir);
 		snprintf(check_bin, sizeof(check_bin), "%s/user/check", run_dir);
-		if (system(path) != 0 || build_static(program, prog_bin) < 0 ||
-		    (check && build_static(check, check_bin) < 0))
+		if (system(path) != 0 || user_program_build(program, prog_bin, cflags, ldlibs) < 0 ||
+		    (check && user_program_build(check, check_bin, cflags, ldlibs) < 0))
 			return 2;
 		c.program = prog_bin;
 		c.check = check ? check_bin : NULL;
