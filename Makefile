@@ -145,12 +145,12 @@ test-kernels:
 	vm-images/build-kernel.sh $(TEST_KERNELS)
 
 $(BUILD_DIR)/initramfs.cpio: $(GUEST_PROGS) vm-images/build-initramfs.sh vm-images/guest/init \
-		     vm-images/guest/pmem-lib.sh
+		     vm-images/guest/pmem-lib.sh vm-images/guest/checker-job.sh vm-images/guest/bench-lib.sh
 	vm-images/build-initramfs.sh $@ $(BUILD_DIR)/guest
 
 # The crash checker's guests boot a small initramfs of their own.
 $(BUILD_DIR)/initramfs-checker.cpio: $(BUILD_DIR)/guest/pmem-agent $(BUILD_DIR)/guest/pmem-checker \
-		     vm-images/build-initramfs.sh vm-images/guest/init vm-images/guest/pmem-lib.sh
+		     vm-images/build-initramfs.sh vm-images/guest/init vm-images/guest/pmem-lib.sh vm-images/guest/checker-job.sh vm-images/guest/bench-lib.sh
 	vm-images/build-initramfs.sh --checker $@ $(BUILD_DIR)/guest
 
 # xfs-reflink (DAX with reflink=1, for the CoW crash cases) is made on 6.12.

@@ -159,11 +159,8 @@ static void slot_line(void *ctx, struct vm *vm, const char *line)
 	}
 }
 
-/* The loop over images is one guest program (workloads/checker.c). */
-static const char checker_job[] =
-	"set -u\n"
-	". /usr/share/pmem/lib.sh\n"
-	"exec pmem-checker \"$PMEM_DEV\" \"$PMEM_MNT\" $([ -x /tmp/check ] && echo /tmp/check)\n";
+/* The checker's job is a file in the guest image (vm-images/guest/checker-job.sh). */
+static const char checker_job[] = "exec sh /usr/share/pmem/checker-job.sh\n";
 
 static char *checker_script(const struct checker_options *o)
 {

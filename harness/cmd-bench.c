@@ -145,7 +145,8 @@ static char *unit_script(const struct bench *b, const char *kernel, int rep)
 	for (i = 0; i < b->modes.n; i++)
 		if (port || (strcmp(b->modes.v[i], "aware") && strcmp(b->modes.v[i], "sync+aware")))
 			order[nm++] = b->modes.v[i];
-	fprintf(f, "set -u\n. /usr/share/pmem/lib.sh\npmem_mount\nmkdir -p /mnt/bench /tmp/jobs\n");
+	/* The helpers are a file in the guest image (vm-images/guest/bench-lib.sh). */
+	fprintf(f, ". /usr/share/pmem/bench.sh\n");
 	for (i = 0; i < b->jobs.n; i++) {
 		char *text = read_text_file(b->jobs.v[i]);
 
@@ -153,25 +154,6 @@ static char *unit_script(const struct bench *b, const char *kernel, int rep)
 			job_name(b->jobs.v[i], name, sizeof(name)), text ? text : "");
 		free(text);
 	}
-	fprintf(f,
-		"result() { # kind mode job file\n"
-		"\techo \"@@begin $1 $2 $3\"; cat \"$4\"; echo; echo \"@@end\"\n"
-		"}\n"
-		"writer() { # mode job [persist]\n"
-		"\trm -rf /mnt/bench/*; sync\n"
-		"\tif pmem-writer --map \"$1\" ${3:+--persist \"$3\"} --output /tmp/r.json \"/tmp/jobs/$2.fio\"; then\n"
-		"\t\tresult writer \"$1${3:++$3}\" \"$2\" /tmp/r.json\n"
-		"\telse echo \"@@failed writer $1 $2\"; fi\n"
-		"}\n"
-		/* fio takes our job file minus our own keys. */
-		"fio_peer() { # engine job\n"
-		"\trm -rf /mnt/bench/*; sync\n"
-		"\tsed -E '/^(map|persist|persist_every|prealloc|fault_size|verify|ioengine)=/d;"
-		" s/^\\[global\\]$/[global]\\nioengine='\"$1\"'\\noverwrite=1/' \"/tmp/jobs/$2.fio\" >/tmp/fio.job\n"
-		"\tif fio --output-format=json --output=/tmp/f.json /tmp/fio.job >/tmp/fio.err 2>&1; then\n"
-		"\t\tresult fio \"fio-$1\" \"$2\" /tmp/f.json\n"
-		"\telse echo \"@@failed fio-$1 $2\"; sed 's/^/fio: /' /tmp/fio.err; fi\n"
-		"}\n");
 	/* Rotate the mode order by repetition. */
 	for (i = 0; i < nm; i++) {
 		const char *mode = order[(i + rep - 1) % nm];
