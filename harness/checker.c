@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -272,6 +273,7 @@ struct checker_pool *checker_pool_start(const struct checker_options *o)
 {
 	struct checker_pool *p = calloc(1, sizeof(*p));
 	int want = o->parallel > 1 ? o->parallel : 1;
+	pid_t parent = getpid();
 
 	if (!p)
 		return NULL;
@@ -287,6 +289,9 @@ struct checker_pool *checker_pool_start(const struct checker_options *o)
 			break;
 		s->pid = fork();
 		if (s->pid == 0) {
+			/* A slot, and so its guest, ends with crashtest. */
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+				_exit(1);
 			close(sv[0]);
 			signal(SIGPIPE, SIG_IGN);
 			fflush(NULL);

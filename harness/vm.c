@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -122,16 +123,23 @@ static int spawn_qemu(struct vm *vm, struct argv *argv)
 {
 	char path[512];
 	int pipefd[2], errfd;
+	pid_t parent;
 
 	snprintf(path, sizeof(path), "%s/qemu.log", vm->o->run_dir);
 	errfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (errfd < 0 || pipe2(pipefd, O_CLOEXEC) < 0)
 		return -1;
+	parent = getpid();
 	vm->pid = fork();
 	if (vm->pid < 0)
 		return -1;
 	if (vm->pid == 0) {
 		int devnull = open("/dev/null", O_RDONLY);
+
+		/* QEMU dies with us: a harness killed with -9 leaves no guest
+		 * behind to hold the NVDIMM file and a core. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
 
 		dup2(devnull, 0);
 		dup2(pipefd[1], 1);

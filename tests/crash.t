@@ -10,7 +10,8 @@
 #    with every image given twice, give the same verdicts, twins shared;
 #  - a checker that hangs on some images gives them their verdict and the
 #    run goes on with a fresh checker; one whose QEMU is killed from outside
-#    has its image checked again by a fresh one;
+#    has its image checked again by a fresh one; crashtest killed with -9
+#    leaves no guest behind;
 #  - crashbench checks a run's kept images again, twice, in two guests at
 #    once, with the run's verdicts and the time per phase, and fails when a
 #    verdict differs from the run's (a run with one verdict turned around).
@@ -164,6 +165,24 @@ intact=$(jq '.scenarios[0].verdicts.intact' "$kdir/summary.json")
 	grep -q 'checker 0 stopped on image [0-9]* (.*); retrying it in a fresh checker' "$out/killed.err" &&
 	[ -d "$kdir/checker-0.1" ]
 tap_ok $? "a checker QEMU killed from outside: its image retried in a fresh checker, all $n intact (rc $rc)"
+
+# crashtest killed with -9 while its writer and checkers run: no guest is left.
+"$H" crashtest --program tests/fixtures/ack-late.c --fs ext4 --checkers 2 --results "$out" --run-id orphan \
+	>/dev/null 2>&1 &
+victim=$!
+for _ in $(seq 300); do
+	[ "$(pgrep -fc "mem-path=$out/orphan/")" -ge 3 ] && break
+	sleep 0.2
+done
+up=$(pgrep -fc "mem-path=$out/orphan/")
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null
+sleep 3
+left=$(pgrep -fc "mem-path=$out/orphan/|run-id orphan")
+echo "# guests up when killed: $up; processes left 3 s later: $left"
+[ "$up" -ge 3 ] && [ "$left" -eq 0 ]
+tap_ok $? "crashtest killed with -9: its writer and checker guests end with it"
+pkill -KILL -f "mem-path=$out/orphan/|run-id orphan"
 
 # crashbench on the kept images of the losing run: lost and intact alike.
 edir=$out/early/crash/program__ext4
