@@ -10,12 +10,13 @@
  *     logged) and the guest resumed. When the job is done the guest asks
  *     "done" and QEMU is killed with SIGKILL before anything else runs: the
  *     last crash image.
- *  2. A checker guest takes the images one by one: for each, the host
- *     rewrites the checker's backing file in place while nothing is mounted,
- *     the guest drops its block-device buffers, mounts (journal or log
- *     replay), reports every record slot (pmem-verify), unmounts and runs
- *     fsck -n. A checker that hangs or panics gives its current image the
- *     verdict fs-corrupt and a fresh checker takes the rest.
+ *  2. The checker pool (harness/checker.c), up from before the first writer
+ *     to the end of the run, takes the images: for each, the host rewrites
+ *     a checker guest's backing file in place while nothing is mounted, the
+ *     guest drops its block-device buffers, mounts (journal or log replay),
+ *     reads every record slot, unmounts and runs fsck -n. A checker that
+ *     hangs or panics gives its current image the verdict fs-corrupt; one
+ *     killed from outside has that image checked again by a fresh one.
  *  3. The host judges each image against its ack log (crash-inject/judge.c).
  *
  * results/runs/<run-id>/crash/<scenario>__<fs>/: acks.log, images/, one
