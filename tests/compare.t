@@ -21,7 +21,7 @@ grep -q '^ext4 j \[s\] shared bw .*+20.0%\*$' "$RUNS/compare.out"
 tap_ok $? "100 +-2 vs 120 +-2 is marked beyond noise"
 grep -q '^ext4 j \[s\] aware bw .*+1.0% $' "$RUNS/compare.out"
 tap_ok $? "100 +-2 vs 101 +-3.5 is not marked"
-grep -A3 '^only in some runs (present in B)' "$RUNS/compare.out" | grep -q 'sync bw'
+grep -A3 '^only in some runs (present in B)' "$RUNS/compare.out" | grep 'sync bw' >/dev/null
 tap_ok $? "a cell only B has is listed, not dropped"
 
 "$H" compare $fx/a $fx/c >/dev/null 2>"$RUNS/compare.err"
@@ -40,7 +40,10 @@ rm -rf "$RUNS/acc-a" "$RUNS/acc-b"
 cp -r $fx/a "$RUNS/acc-a" && cp -r $fx/b "$RUNS/acc-b"
 jq '.accel = {"name": "tcg"}' $fx/a/run.json >"$RUNS/acc-a/run.json"
 jq '.accel = {"name": "kvm"}' $fx/b/run.json >"$RUNS/acc-b/run.json"
-"$H" compare "$RUNS/acc-a" "$RUNS/acc-b" 2>&1 | grep -q '^note: the runs used different accelerators' &&
+# Into a file first: grep -q on a pipe would leave compare writing its table
+# into a closed pipe, and pipefail would count its SIGPIPE as a failure.
+"$H" compare "$RUNS/acc-a" "$RUNS/acc-b" >"$RUNS/compare-acc.out" 2>&1
+grep -q '^note: the runs used different accelerators' "$RUNS/compare-acc.out" &&
 	! grep -q '^note:' "$RUNS/compare.out"
 tap_ok $? "a TCG run against a KVM run is noted above the table (and only then)"
 
