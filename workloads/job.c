@@ -325,10 +325,24 @@ static char *reader(char *str, int num, void *stream)
 		;
 	/* fio allows a section without keys; libinih only reports keys. */
 	if (str[t] == '[') {
+		size_t head = strcspn(str + t, "\r\n");
+		const char *close = memchr(str + t, ']', head);
+		size_t namelen = close ? (size_t)(close - (str + t) - 1) : 0;
 		char name[JOB_NAME_MAX];
 
-		if (sscanf(str + t, "[%63[^]]]", name) == 1)
+		/* Say what is wrong on this line, not on the next key. */
+		if (!close)
+			fail(c, "section header '%.*s' has no closing ']'", (int)head, str + t);
+		else if (!namelen)
+			fail(c, "empty section name '[]'");
+		else if (namelen >= JOB_NAME_MAX)
+			fail(c, "section name '%.*s' is longer than %d characters", (int)namelen,
+			     str + t + 1, JOB_NAME_MAX - 1);
+		else {
+			memcpy(name, str + t + 1, namelen);
+			name[namelen] = '\0';
 			section_job(c, name);
+		}
 		return str;
 	}
 	if (isalpha((unsigned char)str[t]) && !strpbrk(str, "=:[;#")) {

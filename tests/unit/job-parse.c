@@ -93,7 +93,14 @@ static const struct {
 	{ "no job section", "[global]\nsize=1m\n", "no job sections" },
 	{ "bs larger than size", "[j]\nsize=4k\nbs=8k\n", "bs=8192 is larger than size=4096" },
 	{ "time_based without runtime", "[j]\ntime_based=1\n", "time_based needs runtime" },
-	{ "not an INI line", "[j]\n[broken\n", "<string>:2: not an INI line" },
+	{ "unterminated section header", "[global\nsize=1m\n[j]\n",
+	  "<string>:1: section header '[global' has no closing ']'" },
+	{ "unterminated job header", "[j]\n[broken\n", "<string>:2: section header '[broken' has no closing ']'" },
+	{ "empty section name", "[]\nsize=1m\n", "<string>:1: empty section name" },
+	{ "section name too long",
+	  "[a234567890123456789012345678901234567890123456789012345678901234]\nsize=1m\n",
+	  "<string>:1: section name 'a2345" },
+	{ "not an INI line", "[j]\n!!!\n", "<string>:2: not an INI line" },
 	{ "empty key", "[j]\n= 3\n", "<string>:2: a value without a key" },
 };
 
