@@ -25,7 +25,8 @@ SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
 BUILD_DIR := build
 
 # Flavours the test suite boots; `make kernels` builds every flavour.
-TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-rdfix 6.1-aware-nogate 6.12-stock 6.12-aware 6.12-aware-nogate 6.12-stock-cowflush
+TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-nogate 6.12-stock 6.12-aware 6.12-aware-nogate 6.12-aware-cowuntracked \
+		6.12-stock-cowflush
 ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 
 HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c \
