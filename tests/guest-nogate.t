@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The dirty-tracking test must be able to fail. On a kernel whose
-# dax_insert_entry gate is removed (patch set test-nogate), writes through an
-# aware mapping are tracked again, so every "dirty-tracking aware" case must
-# fail there, while the legacy shared cases still pass. Both ports (6.1 and
-# 6.12) have such a kernel.
+# The dirty-tracking tests must be able to fail. On a kernel whose two gates
+# are removed (patch set test-nogate), faults through an aware mapping are
+# tracked again: every "dirty-tracking aware" case must fail there (the
+# dax_insert_entry gate), and so must every "dirty-tracking sync+aware" case
+# (synchronous faults are tagged only in dax_insert_pfn_mkwrite), while the
+# legacy shared cases still pass. Both ports (6.1 and 6.12) have such a
+# kernel. On a kernel with series v1's CoW behaviour (test-cow-untracked)
+# the aware CoW cases must fail and the legacy ones pass.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
@@ -19,16 +22,31 @@ for version in 6.1 6.12; do
 	GUEST_TAP_EMIT=0 guest_tap "nogate-$version/ext4" "$version-aware-nogate" ext4 \
 		tests/guest/semantics.job
 
-	for layout in hole prealloc; do
-		for sync in fsync msync; do
-			name="dirty-tracking aware $layout $sync"
-			got=$(result_of "$name")
-			[ "$got" = "not ok" ]
-			tap_ok $? "$version: broken port caught: '$name' fails (got: ${got:-missing})"
+	for mode in aware sync+aware; do
+		for layout in hole prealloc; do
+			for sync in fsync msync; do
+				name="dirty-tracking $mode $layout $sync"
+				got=$(result_of "$name")
+				[ "$got" = "not ok" ]
+				tap_ok $? "$version: broken port caught: '$name' fails (got: ${got:-missing})"
+			done
 		done
 	done
 	got=$(result_of "dirty-tracking shared hole fsync")
 	[ "$got" = "ok" ]
 	tap_ok $? "$version: legacy shared mapping still passes on the broken port (got: ${got:-missing})"
+done
+
+GUEST_TAP_EMIT=0 guest_tap "cowuntracked-6.12/xfs-reflink" 6.12-aware-cowuntracked xfs-reflink \
+	tests/guest/semantics.job
+for mode in aware sync+aware; do
+	got=$(result_of "cow-written-back $mode")
+	[ "$got" = "not ok" ]
+	tap_ok $? "6.12: v1 CoW behaviour caught: 'cow-written-back $mode' fails (got: ${got:-missing})"
+done
+for mode in shared sync; do
+	got=$(result_of "cow-written-back $mode")
+	[ "$got" = "ok" ]
+	tap_ok $? "6.12: 'cow-written-back $mode' still passes there (got: ${got:-missing})"
 done
 tap_done

@@ -23,6 +23,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <linux/fs.h>
 #include <linux/stat.h>
 #include <stdio.h>
@@ -31,6 +33,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cpu_flush.h"
@@ -271,6 +274,313 @@ static int test_mixed(void *arg)
 	return verify_pattern(path, 7, NPAGES);
 }
 
+/* ---- a mapping's life: fork, mremap, mprotect, private, remap -------- */
+
+/* A prealloc'd test file mapped aware; *fdp gets the fd. */
+static unsigned char *map_aware(const char *name, size_t len, int *fdp)
+{
+	unsigned char *p;
+
+	*fdp = make_file(cfg.dir, name, PREALLOC, len);
+	if (*fdp < 0)
+		return MAP_FAILED;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED_VALIDATE | MAP_PMEM_AWARE,
+		 *fdp, 0);
+	if (p == MAP_FAILED)
+		tap_diag("mmap aware: %s", strerror(errno));
+	return p;
+}
+
+static int has_aware_flag(const void *addr)
+{
+	char vmflags[256];
+
+	return smaps_vmflags(addr, vmflags, sizeof(vmflags)) == 0 &&
+	       vmflags_has(vmflags, PMEM_AWARE_VMFLAG);
+}
+
+/* The child of a fork writes through the inherited mapping: still aware. */
+static int test_fork(void *arg)
+{
+	unsigned char *p;
+	long events;
+	int fd, status, i;
+	pid_t pid;
+
+	(void)arg;
+	p = map_aware("fork", NPAGES * PAGE, &fd);
+	CHECK(p != MAP_FAILED, "cannot map the test file");
+	CHECK(tracefs_start() == 0, "cannot enable the fs_dax tracepoints");
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		for (i = 0; i < NPAGES; i++)
+			p[i * PAGE + 1] = (unsigned char)i;
+		cpu_flush(p, NPAGES * PAGE);
+		_exit(has_aware_flag(p) ? 0 : 1);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status), "the child died");
+	CHECK(WEXITSTATUS(status) == 0, "the child's mapping lacks '%s'", PMEM_AWARE_VMFLAG);
+	CHECK(fsync(fd) == 0, "fsync: %s", strerror(errno));
+	events = trace_count_writebacks(file_ino(fd));
+	tap_diag("fork: the child's %d aware writes, then fsync: %ld write-backs", NPAGES, events);
+	CHECK(events == 0, "%ld write-backs of the child's aware writes, expected 0", events);
+	return TAP_PASS;
+}
+
+/* mremap grow and move, mprotect of a middle range: every piece keeps the
+ * flag, and a legacy mapping right after an aware one (file offsets
+ * contiguous, so only the flag tells them apart) stays a vma of its own. */
+static int test_vma_ops(void *arg)
+{
+	size_t len = NPAGES * PAGE;
+	unsigned char *p, *q, *area, *legacy;
+	int fd;
+
+	(void)arg;
+	p = map_aware("vma", 2 * len, &fd);
+	CHECK(p != MAP_FAILED, "cannot map the test file");
+	CHECK(ftruncate(fd, 3 * len) == 0, "ftruncate: %s", strerror(errno));
+	CHECK(munmap(p + len, len) == 0, "munmap: %s", strerror(errno));
+	q = mremap(p, len, 2 * len, MREMAP_MAYMOVE);
+	CHECK(q != MAP_FAILED, "mremap grow: %s", strerror(errno));
+	CHECK(has_aware_flag(q) && has_aware_flag(q + len), "grown mapping lost '%s'",
+	      PMEM_AWARE_VMFLAG);
+	/* Move it into a reserved area, which also has room for the neighbour. */
+	area = mmap(NULL, 3 * len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(area != MAP_FAILED, "reserving an address range: %s", strerror(errno));
+	q = mremap(q, 2 * len, 2 * len, MREMAP_MAYMOVE | MREMAP_FIXED, area);
+	CHECK(q == area, "mremap move: %s", strerror(errno));
+	CHECK(has_aware_flag(q), "moved mapping lost '%s'", PMEM_AWARE_VMFLAG);
+	CHECK(mprotect(q + PAGE, PAGE, PROT_READ) == 0, "mprotect: %s", strerror(errno));
+	CHECK(has_aware_flag(q) && has_aware_flag(q + PAGE) && has_aware_flag(q + 2 * PAGE),
+	      "a piece of the split mapping lost '%s'", PMEM_AWARE_VMFLAG);
+	CHECK(mprotect(q + PAGE, PAGE, PROT_READ | PROT_WRITE) == 0, "mprotect: %s",
+	      strerror(errno));
+	q[PAGE] = 1;
+	CHECK(has_aware_flag(q + PAGE), "the RO->RW page lost '%s'", PMEM_AWARE_VMFLAG);
+	legacy = mmap(area + 2 * len, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+		      2 * len);
+	CHECK(legacy == area + 2 * len, "legacy mmap: %s", strerror(errno));
+	CHECK(has_aware_flag(q + 2 * len - 1) && !has_aware_flag(legacy),
+	      "the aware mapping and its legacy neighbour merged");
+	return TAP_PASS;
+}
+
+/* MAP_PRIVATE ignores the flag: a write goes to an anonymous copy. */
+static int test_private(void *arg)
+{
+	unsigned char *p, byte;
+	int fd;
+
+	(void)arg;
+	fd = make_file(cfg.dir, "private", PREALLOC, NPAGES * PAGE);
+	CHECK(fd >= 0, "cannot create the test file");
+	p = mmap(NULL, NPAGES * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_PMEM_AWARE, fd, 0);
+	CHECK(p != MAP_FAILED, "mmap private: %s", strerror(errno));
+	p[0] = 0x11;
+	CHECK(!has_aware_flag(p), "private mapping has '%s'", PMEM_AWARE_VMFLAG);
+	CHECK(pread(fd, &byte, 1, 0) == 1, "pread: %s", strerror(errno));
+	CHECK(byte == 0x5a, "the file changed through a private mapping (%#x)", byte);
+	return TAP_PASS;
+}
+
+/* remap_file_pages() re-creates the range with plain MAP_SHARED, so the
+ * port drops the flag there: documented, and tested so that it stays so. */
+static int test_remap_file_pages(void *arg)
+{
+	unsigned char *p;
+	int fd;
+
+	(void)arg;
+	p = map_aware("remap", NPAGES * PAGE, &fd);
+	CHECK(p != MAP_FAILED, "cannot map the test file");
+	CHECK(remap_file_pages(p, PAGE, 0, 1, 0) == 0, "remap_file_pages: %s", strerror(errno));
+	CHECK(!has_aware_flag(p), "the remapped page kept '%s'", PMEM_AWARE_VMFLAG);
+	CHECK(has_aware_flag(p + PAGE), "the rest of the mapping lost '%s'", PMEM_AWARE_VMFLAG);
+	return TAP_PASS;
+}
+
+static sigjmp_buf sigbus_jmp;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(sigbus_jmp, 1);
+}
+
+/* Whether reading *p raises SIGBUS; *value gets the byte otherwise. */
+static int read_faults_sigbus(const volatile unsigned char *p, unsigned char *value)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+	int bus = 0;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(sigbus_jmp, 1))
+		bus = 1;
+	else
+		*value = *p;
+	sigaction(SIGBUS, &old, NULL);
+	return bus;
+}
+
+/* Hole punch and truncate under an aware mapping: the punched range reads
+ * back as zeros (no stale data), the truncated tail raises SIGBUS. */
+static int test_truncate_punch(void *arg)
+{
+	unsigned char *p, v = 0xff;
+	int fd, i;
+
+	(void)arg;
+	p = map_aware("punch", NPAGES * PAGE, &fd);
+	CHECK(p != MAP_FAILED, "cannot map the test file");
+	for (i = 0; i < NPAGES; i++)
+		memset(p + i * PAGE, 0xa0 + i, PAGE);
+	cpu_flush(p, NPAGES * PAGE);
+	CHECK(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 2 * PAGE, 2 * PAGE) == 0,
+	      "punch: %s", strerror(errno));
+	for (i = 2; i < 4; i++)
+		CHECK(p[i * PAGE] == 0 && p[i * PAGE + PAGE - 1] == 0,
+		      "punched page %d reads %#x: stale data", i, p[i * PAGE]);
+	CHECK(p[4 * PAGE] == 0xa4 && p[PAGE] == 0xa1, "pages next to the hole changed");
+	p[2 * PAGE + 1] = 0x55;		/* refills the hole */
+	CHECK(p[2 * PAGE + 1] == 0x55, "a store into the punched range was lost");
+	CHECK(ftruncate(fd, NPAGES / 2 * PAGE) == 0, "ftruncate: %s", strerror(errno));
+	CHECK(read_faults_sigbus(p + (NPAGES / 2 + 1) * PAGE, &v),
+	      "reading past the truncated end gave %#x, expected SIGBUS", v);
+	CHECK(!read_faults_sigbus(p + PAGE, &v) && v == 0xa1, "the kept head changed");
+	return TAP_PASS;
+}
+
+/*
+ * A legacy msync of the same file must not write-protect the aware
+ * mapping (series v2, patch 5): the aware stores after it take no fault.
+ * Series v1 write-protected it, and every aware store refaulted through
+ * the filesystem's page_mkwrite.
+ */
+static int test_legacy_sync_refaults(void *arg)
+{
+	unsigned char *aware, *legacy;
+	struct dax_counts c;
+	int fd, i;
+
+	(void)arg;
+	aware = map_aware("refault", NPAGES * PAGE, &fd);
+	CHECK(aware != MAP_FAILED, "cannot map the test file");
+	legacy = mmap(NULL, NPAGES * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(legacy != MAP_FAILED, "legacy mmap: %s", strerror(errno));
+	for (i = 0; i < NPAGES; i++)
+		aware[i * PAGE + 1] = (unsigned char)i;
+	cpu_flush(aware, NPAGES * PAGE);
+	for (i = 0; i < NPAGES; i++)
+		legacy[i * PAGE + 2] = (unsigned char)i;
+	CHECK(msync(legacy, NPAGES * PAGE, MS_SYNC) == 0, "msync: %s", strerror(errno));
+	CHECK(tracefs_start() == 0, "cannot enable the fs_dax tracepoints");
+	for (i = 0; i < NPAGES; i++)
+		aware[i * PAGE + 3] = (unsigned char)i;
+	cpu_flush(aware, NPAGES * PAGE);
+	CHECK(tracefs_count(file_ino(fd), &c) == 0, "cannot read the trace buffer");
+	tap_diag("aware stores after a legacy msync: %lu dax faults for %d pages",
+		 c.n[EV_PTE_FAULT_DONE], NPAGES);
+	CHECK(c.n[EV_PTE_FAULT_DONE] == 0, "%lu refaults, expected 0", c.n[EV_PTE_FAULT_DONE]);
+	return TAP_PASS;
+}
+
+/* ---- copy-on-write of a reflinked block -------------------------------- */
+
+/*
+ * A write fault on a reflinked block makes the kernel copy the old block
+ * into the new one with cached stores. Every mode must leave that copy
+ * for fsync to write back (series v2, patch 4); v1 left it untracked in
+ * the aware modes. The sync modes write some entries back twice (each
+ * synchronous fault's own fsync flushes the previous fault's entry), so
+ * the bound is at least one write-back per page.
+ */
+static int test_cow(void *arg)
+{
+	const struct map_mode *m = arg;
+	char src[512], dst[512], buf[PAGE];
+	unsigned char *p;
+	long events;
+	int sfd, fd, i;
+
+	sfd = make_file(cfg.dir, "cow-src", PREALLOC, NPAGES * PAGE);
+	CHECK(sfd >= 0, "cannot create the source file");
+	snprintf(src, sizeof(src), "%s/cow-src", cfg.dir);
+	snprintf(dst, sizeof(dst), "%s/cow-%s", cfg.dir, m->name);
+	unlink(dst);
+	fd = open(dst, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0, "open %s: %s", dst, strerror(errno));
+	CHECK(ioctl(fd, FICLONE, sfd) == 0, "FICLONE %s -> %s: %s", src, dst, strerror(errno));
+	CHECK(fsync(fd) == 0, "fsync: %s", strerror(errno));
+	CHECK(file_is_dax(fd) == 1, "the clone is not DAX");
+	p = map_mode_map(m, fd, NPAGES * PAGE);
+	CHECK(p != MAP_FAILED, "mmap %s: %s", m->name, strerror(errno));
+	CHECK(tracefs_start() == 0, "cannot enable the fs_dax tracepoints");
+	for (i = 0; i < NPAGES; i++)
+		p[i * PAGE + 1] = 0xc0;
+	if (m->aware)
+		cpu_flush(p, NPAGES * PAGE);
+	CHECK(fsync(fd) == 0, "fsync: %s", strerror(errno));
+	events = trace_count_writebacks(file_ino(fd));
+	tap_diag("cow %s: %ld dax_writeback_one events for %d CoW pages (at least %d expected)",
+		 m->name, events, NPAGES, NPAGES);
+	for (i = 0; i < NPAGES; i++) {
+		CHECK(pread(sfd, buf, 2, (off_t)i * PAGE) == 2 && buf[1] == 0x5a,
+		      "the source changed at page %d", i);
+		CHECK(pread(fd, buf, PAGE, (off_t)i * PAGE) == PAGE && (unsigned char)buf[1] == 0xc0 &&
+		      buf[0] == 0x5a && buf[PAGE - 1] == 0x5a, "the clone is wrong at page %d", i);
+	}
+	CHECK(events >= NPAGES, "%ld write-backs: the kernel's copy is never written back",
+	      events);
+	return TAP_PASS;
+}
+
+static void run_cow_tests(void)
+{
+	const struct map_mode *m;
+	char name[128];
+	int fd = make_file(cfg.dir, "cow-probe", PREALLOC, PAGE), cfd = -1, can_clone;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/cow-probe2", cfg.dir);
+	if (fd >= 0)
+		cfd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	can_clone = cfd >= 0 && ioctl(cfd, FICLONE, fd) == 0;
+	for (m = map_modes; m->name; m++) {
+		snprintf(name, sizeof(name), "cow-written-back %s", m->name);
+		if (!can_clone)
+			tap_result(TAP_SKIP, name, "the filesystem cannot reflink (xfs-reflink can)");
+		else if (m->aware && !cfg.aware)
+			tap_result(TAP_SKIP, name, "kernel without MAP_PMEM_AWARE");
+		else
+			tap_run(name, test_cow, (void *)m, TIMEOUT);
+	}
+}
+
+static void run_lifecycle_tests(void)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(void *);
+	} cases[] = {
+		{ "fork-child-stays-aware", test_fork },
+		{ "mremap-mprotect-keep-aware", test_vma_ops },
+		{ "private-aware-write-leaves-file", test_private },
+		{ "remap-file-pages-drops-aware", test_remap_file_pages },
+		{ "punch-and-truncate-under-aware-mapping", test_truncate_punch },
+		{ "legacy-msync-leaves-aware-writable", test_legacy_sync_refaults },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (!cfg.aware)
+			tap_result(TAP_SKIP, cases[i].name, "kernel without MAP_PMEM_AWARE");
+		else
+			tap_run(cases[i].name, cases[i].fn, NULL, TIMEOUT);
+	}
+}
+
 /* ---- plan -------------------------------------------------------------- */
 
 static long expected_writebacks(const struct map_mode *m)
@@ -413,6 +723,7 @@ int main(int argc, char **argv)
 			cfg.aware = 1;
 		else if (!strcmp(argv[i], "--rdfix"))
 			cfg.rdfix = 1;
+
 		else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
 			cfg.dir = argv[++i];
 		else if (!strcmp(argv[i], "--nondax") && i + 1 < argc)
@@ -426,7 +737,7 @@ int main(int argc, char **argv)
 		return usage();
 
 	rd_tracked = read_faults_tracked(rel, sizeof(rel));
-	tap_plan(6 + 16 + 1 + 1);
+	tap_plan(6 + 16 + 1 + 1 + 6 + 4);
 	tap_diag("kernel %s %s MAP_PMEM_AWARE, read faults %s; flush instruction %s",
 		 rel, cfg.aware ? "with" : "without", rd_tracked ? "tracked" : "not tracked",
 		 cpu_flush_insn());
@@ -436,5 +747,7 @@ int main(int argc, char **argv)
 		tap_run("mixed-aware-write-legacy-read", test_mixed, NULL, TIMEOUT);
 	else
 		tap_result(TAP_SKIP, "mixed-aware-write-legacy-read", "kernel without MAP_PMEM_AWARE");
+	run_lifecycle_tests();
+	run_cow_tests();
 	return tap_exit();
 }
