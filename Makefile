@@ -68,7 +68,7 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 include harness/plugins/Makefile.inc
 -include $(wildcard $(BUILD_DIR)/*.d $(BUILD_DIR)/guest/*.d $(BUILD_DIR)/tests/*.d $(BUILD_DIR)/plugins/*.d)
 
-.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare report adr-cost crashbench
+.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare report adr-cost crashbench bisect-check
 all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
@@ -144,6 +144,12 @@ kernels:
 
 test-kernels:
 	vm-images/build-kernel.sh $(TEST_KERNELS)
+
+# Every patch of each series builds on its own (tests/patches-bisect.t runs it).
+bisect-check:
+	vm-images/build-kernel.sh 6.1-stock 6.12-stock
+	vm-images/check-bisect.sh 6.1 rdfix aware
+	vm-images/check-bisect.sh 6.12 aware
 
 $(BUILD_DIR)/initramfs.cpio: $(GUEST_PROGS) vm-images/build-initramfs.sh vm-images/guest/init \
 		     vm-images/guest/pmem-lib.sh vm-images/guest/checker-job.sh vm-images/guest/bench-lib.sh

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Every patch of every series passes the kernel tree's own checkpatch.pl and
-# carries a Signed-off-by; every series has a cover letter.
+# Every patch of every patch set passes the kernel tree's own checkpatch.pl
+# and carries a Signed-off-by from a real identity (not @localhost); the
+# series proper (aware) is an [RFC PATCH vN n/m] series with a written cover
+# letter that Cc's linux-api, and credits the 2016 RFC.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
@@ -13,11 +15,15 @@ for dir in vm-images/patches/*/; do
 	tree=$(find "$cache/src" -maxdepth 1 -name "linux-$version-*" -type d 2>/dev/null | sort | tail -n 1)
 	for set in "$dir"*/; do
 		set=$(basename "$set")
-		[ "$set" = test-nogate ] || [ "$set" = aware ] || [ "$set" = rdfix ] || continue
 		if [ "$set" = aware ]; then
-			[ -f "$dir$set/0000-cover-letter.patch" ] &&
-				! grep -q '\*\*\*' "$dir$set/0000-cover-letter.patch"
-			tap_ok $? "$version/$set has a written cover letter"
+			cover=$dir$set/0000-cover-letter.patch
+			[ -f "$cover" ] && ! grep -q '\*\*\*' "$cover" &&
+				grep -q '^Cc: linux-api@vger.kernel.org' "$cover"
+			tap_ok $? "$version/$set has a written cover letter that Cc's linux-api"
+			! grep -L '^Subject: \[RFC PATCH v[0-9]* [0-9]*/[0-9]*\]' "$dir$set"/0*.patch | grep -q .
+			tap_ok $? "$version/$set is an [RFC PATCH vN n/m] series"
+			grep -q '^Suggested-by: Boaz Harrosh' "$dir$set"/0001-*.patch
+			tap_ok $? "$version/$set credits the 2016 RFC (Suggested-by)"
 		fi
 		for p in "$dir$set"/0*.patch; do
 			case $(basename "$p") in 0000-*) continue ;; esac
@@ -30,7 +36,7 @@ for dir in vm-images/patches/*/; do
 			# for a source file.
 			out=$("$tree/scripts/checkpatch.pl" --no-tree -q - <"$p" 2>&1)
 			rc=$?
-			grep -q '^Signed-off-by: ' "$p" && [ $rc -eq 0 ]
+			grep -q '^Signed-off-by: ' "$p" && ! grep -q '@localhost' "$p" && [ $rc -eq 0 ]
 			tap_ok $? "$name passes checkpatch and is signed off"
 			[ $rc -eq 0 ] || printf '%s\n' "$out" | sed 's/^/# /'
 		done
