@@ -486,6 +486,30 @@ static int test_legacy_sync_refaults(void *arg)
 	return TAP_PASS;
 }
 
+/* Pages a legacy mapping dirtied are written back by an msync of the
+ * aware mapping too: msync syncs the file range, whoever tagged it. */
+static int test_aware_msync_of_legacy_writes(void *arg)
+{
+	unsigned char *aware, *legacy;
+	long events;
+	int fd, i;
+
+	(void)arg;
+	aware = map_aware("legacy-dirty", NPAGES * PAGE, &fd);
+	CHECK(aware != MAP_FAILED, "cannot map the test file");
+	legacy = mmap(NULL, NPAGES * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(legacy != MAP_FAILED, "legacy mmap: %s", strerror(errno));
+	CHECK(tracefs_start() == 0, "cannot enable the fs_dax tracepoints");
+	for (i = 0; i < NPAGES; i++)
+		legacy[i * PAGE + 1] = (unsigned char)i;
+	CHECK(msync(aware, NPAGES * PAGE, MS_SYNC) == 0, "msync: %s", strerror(errno));
+	events = trace_count_writebacks(file_ino(fd));
+	tap_diag("legacy writes, msync of the aware mapping: %ld write-backs for %d pages",
+		 events, NPAGES);
+	CHECK(events == NPAGES, "%ld write-backs, expected %d", events, NPAGES);
+	return TAP_PASS;
+}
+
 /* ---- copy-on-write of a reflinked block -------------------------------- */
 
 /*
@@ -570,6 +594,7 @@ static void run_lifecycle_tests(void)
 		{ "remap-file-pages-drops-aware", test_remap_file_pages },
 		{ "punch-and-truncate-under-aware-mapping", test_truncate_punch },
 		{ "legacy-msync-leaves-aware-writable", test_legacy_sync_refaults },
+		{ "aware-msync-writes-back-legacy-writes", test_aware_msync_of_legacy_writes },
 	};
 	size_t i;
 
@@ -737,7 +762,7 @@ int main(int argc, char **argv)
 		return usage();
 
 	rd_tracked = read_faults_tracked(rel, sizeof(rel));
-	tap_plan(6 + 16 + 1 + 1 + 6 + 4);
+	tap_plan(6 + 16 + 1 + 1 + 7 + 4);
 	tap_diag("kernel %s %s MAP_PMEM_AWARE, read faults %s; flush instruction %s",
 		 rel, cfg.aware ? "with" : "without", rd_tracked ? "tracked" : "not tracked",
 		 cpu_flush_insn());
