@@ -2,7 +2,7 @@
 /*
  * MAP_PMEM_AWARE semantics, run inside a guest on a DAX filesystem.
  *
- *   semantics [--aware] [--rdfix] --dir DIR [--nondax DIR] [--tmpfs DIR]
+ *   semantics [--aware] [--rdfix] [--pmd-expected] --dir DIR [--nondax DIR] [--tmpfs DIR]
  *   semantics write-pattern FILE SEED PAGES    (aware mapping + clwb)
  *   semantics verify-pattern FILE SEED PAGES   (legacy mapping and read(2))
  *   semantics set-dax-flag DIR                 (FS_XFLAG_DAX for dax=inode)
@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <linux/fs.h>
 #include <linux/stat.h>
 #include <stdio.h>
@@ -51,6 +52,7 @@
 
 static struct {
 	int aware, rdfix;
+	int pmd_expected;	/* the filesystem aligns 2 MiB allocations (xfs here) */
 	const char *dir, *nondax, *tmpfs;
 } cfg;
 
@@ -510,6 +512,78 @@ static int test_aware_msync_of_legacy_writes(void *arg)
 	return TAP_PASS;
 }
 
+/* ---- PMD faults ---------------------------------------------------------- */
+
+#define PMD (2UL << 20)
+#define NPMDS 2
+
+/* A 2 MiB aligned shared mapping of the file in mode m. */
+static unsigned char *map_pmd_aligned(const struct map_mode *m, int fd)
+{
+	unsigned char *area, *aligned;
+
+	area = mmap(NULL, (NPMDS + 1) * PMD, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		return MAP_FAILED;
+	aligned = (unsigned char *)(((uintptr_t)area + PMD - 1) & ~(PMD - 1));
+	return mmap(aligned, NPMDS * PMD, PROT_READ | PROT_WRITE, m->flags | MAP_FIXED, fd, 0);
+}
+
+/*
+ * Two 2 MiB faults into fallocated blocks, one store each, then fsync:
+ * the legacy modes write back the PMD entries, the aware ones nothing
+ * (sync+aware goes through dax_insert_pfn_mkwrite at PMD order).
+ */
+static int test_pmd(void *arg)
+{
+	const struct map_mode *m = arg;
+	struct dax_counts c;
+	unsigned char *p;
+	int fd, i;
+
+	fd = make_file(cfg.dir, "pmd", HOLE, 0);
+	CHECK(fd >= 0, "cannot create the test file");
+	CHECK(fallocate(fd, 0, 0, NPMDS * PMD) == 0 && fsync(fd) == 0, "fallocate: %s",
+	      strerror(errno));
+	p = map_pmd_aligned(m, fd);
+	CHECK(p != MAP_FAILED, "mmap %s: %s", m->name, strerror(errno));
+	CHECK(tracefs_start() == 0, "cannot enable the fs_dax tracepoints");
+	for (i = 0; i < NPMDS; i++)
+		p[i * PMD + 1] = (unsigned char)i;
+	if (m->aware)
+		cpu_flush(p, NPMDS * PMD);
+	CHECK(fsync(fd) == 0, "fsync: %s", strerror(errno));
+	CHECK(tracefs_count(file_ino(fd), &c) == 0, "cannot read the trace buffer");
+	tap_diag("pmd %s: %lu PMD faults (%lu fell back), %lu PTE faults, %lu mkwrite, "
+		 "%lu write-backs for %d stores", m->name, c.n[EV_PMD_FAULT_DONE],
+		 c.n[EV_PMD_FALLBACK], c.n[EV_PTE_FAULT_DONE], c.n[EV_INSERT_PFN_MKWRITE],
+		 c.n[EV_WRITEBACK_ONE], NPMDS);
+	if (cfg.pmd_expected)
+		CHECK(c.n[EV_PMD_FAULT_DONE] >= NPMDS && !c.n[EV_PMD_FALLBACK] &&
+		      !c.n[EV_PTE_FAULT_DONE], "no 2 MiB faults: the blocks are not 2 MiB aligned?");
+	if (m->aware)
+		CHECK(c.n[EV_WRITEBACK_ONE] == 0, "%lu write-backs, expected 0",
+		      c.n[EV_WRITEBACK_ONE]);
+	else
+		CHECK(c.n[EV_WRITEBACK_ONE] >= NPMDS, "%lu write-backs, expected at least %d",
+		      c.n[EV_WRITEBACK_ONE], NPMDS);
+	return TAP_PASS;
+}
+
+static void run_pmd_tests(void)
+{
+	const struct map_mode *m;
+	char name[128];
+
+	for (m = map_modes; m->name; m++) {
+		snprintf(name, sizeof(name), "pmd-dirty-tracking %s", m->name);
+		if (m->aware && !cfg.aware)
+			tap_result(TAP_SKIP, name, "kernel without MAP_PMEM_AWARE");
+		else
+			tap_run(name, test_pmd, (void *)m, TIMEOUT);
+	}
+}
+
 /* ---- copy-on-write of a reflinked block -------------------------------- */
 
 /*
@@ -725,7 +799,8 @@ static int set_dax_flag(const char *dir)
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: semantics [--aware] [--rdfix] --dir DIR [--nondax DIR] [--tmpfs DIR]\n"
+		"usage: semantics [--aware] [--rdfix] [--pmd-expected] --dir DIR [--nondax DIR]\n"
+		"                 [--tmpfs DIR]\n"
 		"       semantics write-pattern|verify-pattern FILE SEED PAGES\n"
 		"       semantics set-dax-flag DIR\n");
 	return 2;
@@ -748,6 +823,8 @@ int main(int argc, char **argv)
 			cfg.aware = 1;
 		else if (!strcmp(argv[i], "--rdfix"))
 			cfg.rdfix = 1;
+		else if (!strcmp(argv[i], "--pmd-expected"))
+			cfg.pmd_expected = 1;
 
 		else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
 			cfg.dir = argv[++i];
@@ -762,7 +839,7 @@ int main(int argc, char **argv)
 		return usage();
 
 	rd_tracked = read_faults_tracked(rel, sizeof(rel));
-	tap_plan(6 + 16 + 1 + 1 + 7 + 4);
+	tap_plan(6 + 16 + 1 + 1 + 7 + 4 + 4);
 	tap_diag("kernel %s %s MAP_PMEM_AWARE, read faults %s; flush instruction %s",
 		 rel, cfg.aware ? "with" : "without", rd_tracked ? "tracked" : "not tracked",
 		 cpu_flush_insn());
@@ -773,6 +850,7 @@ int main(int argc, char **argv)
 	else
 		tap_result(TAP_SKIP, "mixed-aware-write-legacy-read", "kernel without MAP_PMEM_AWARE");
 	run_lifecycle_tests();
+	run_pmd_tests();
 	run_cow_tests();
 	return tap_exit();
 }
