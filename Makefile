@@ -6,6 +6,7 @@
 #   make crashbench  how fast crash images are checked, on a fixed cached set
 #   make test        unit tests + guest tests (builds what it needs)
 #   make kernels     every kernel flavour in vm-images/flavours
+#   make bisect-check  every patch of each series builds on its own
 #   make images      the guest initramfs and golden ext4/xfs/xfs-reflink NVDIMM images
 #   make report      a run's HTML page and markdown summary (RUN=<run-id>)
 #   make compare     runs side by side (A=<run> B=<run> [HTML=dir])
