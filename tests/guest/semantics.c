@@ -293,6 +293,22 @@ static unsigned char *map_aware(const char *name, size_t len, int *fdp)
 	return p;
 }
 
+/* The same file mapped twice, aware and legacy: the mixed-access cases. */
+static int map_aware_and_legacy(const char *name, unsigned char **aware, unsigned char **legacy)
+{
+	int fd;
+
+	*aware = map_aware(name, NPAGES * PAGE, &fd);
+	if (*aware == MAP_FAILED)
+		return -1;
+	*legacy = mmap(NULL, NPAGES * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (*legacy == MAP_FAILED) {
+		tap_diag("legacy mmap: %s", strerror(errno));
+		return -1;
+	}
+	return fd;
+}
+
 static int has_aware_flag(const void *addr)
 {
 	char vmflags[256];
@@ -467,10 +483,8 @@ static int test_legacy_sync_refaults(void *arg)
 	int fd, i;
 
 	(void)arg;
-	aware = map_aware("refault", NPAGES * PAGE, &fd);
-	CHECK(aware != MAP_FAILED, "cannot map the test file");
-	legacy = mmap(NULL, NPAGES * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	CHECK(legacy != MAP_FAILED, "legacy mmap: %s", strerror(errno));
+	fd = map_aware_and_legacy("refault", &aware, &legacy);
+	CHECK(fd >= 0, "cannot map the test file twice");
 	for (i = 0; i < NPAGES; i++)
 		aware[i * PAGE + 1] = (unsigned char)i;
 	cpu_flush(aware, NPAGES * PAGE);
@@ -497,10 +511,8 @@ static int test_aware_msync_of_legacy_writes(void *arg)
 	int fd, i;
 
 	(void)arg;
-	aware = map_aware("legacy-dirty", NPAGES * PAGE, &fd);
-	CHECK(aware != MAP_FAILED, "cannot map the test file");
-	legacy = mmap(NULL, NPAGES * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	CHECK(legacy != MAP_FAILED, "legacy mmap: %s", strerror(errno));
+	fd = map_aware_and_legacy("legacy-dirty", &aware, &legacy);
+	CHECK(fd >= 0, "cannot map the test file twice");
 	CHECK(tracefs_start() == 0, "cannot enable the fs_dax tracepoints");
 	for (i = 0; i < NPAGES; i++)
 		legacy[i * PAGE + 1] = (unsigned char)i;
@@ -641,10 +653,15 @@ static void run_cow_tests(void)
 	int fd = make_file(cfg.dir, "cow-probe", PREALLOC, PAGE), cfd = -1, can_clone;
 	char path[512];
 
+	/* Whether this filesystem can reflink at all: a one-page clone. */
 	snprintf(path, sizeof(path), "%s/cow-probe2", cfg.dir);
 	if (fd >= 0)
 		cfd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	can_clone = cfd >= 0 && ioctl(cfd, FICLONE, fd) == 0;
+	if (cfd >= 0)
+		close(cfd);
+	if (fd >= 0)
+		close(fd);
 	for (m = map_modes; m->name; m++) {
 		snprintf(name, sizeof(name), "cow-written-back %s", m->name);
 		if (!can_clone)
