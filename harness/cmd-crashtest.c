@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../crash-inject/ack_stream.h"
 #include "../crash-inject/adr.h"
 #include "../crash-inject/attribute.h"
 #include "../crash-inject/image.h"
@@ -84,6 +85,8 @@ struct crash_run {
 	/* one scenario x fs */
 	char dir[1024];
 	FILE *ack_log;
+	struct ack_stream stream;	/* what the guest may still claim */
+	char protocol_error[320];	/* the first line refused, and why */
 	struct ack_rec *acks;
 	struct adr_record *records;	/* ADR: where acks[i] lies in the region */
 	size_t nacks, cap;
@@ -245,36 +248,59 @@ static void writer_fd(void *ctx, struct vm *vm)
 		take_point(c, vm, kind, 1);
 }
 
+/* The guest broke the protocol: it is not trusted to go on. The images
+ * taken so far are judged against the acks logged before this line. */
+static void protocol_error(struct crash_run *c, struct vm *vm, const char *line, const char *why)
+{
+	char quoted[96];
+
+	ack_quote(line, quoted, sizeof(quoted));
+	snprintf(c->protocol_error, sizeof(c->protocol_error), "\"%s\": %s", quoted, why);
+	vm_kill(vm);
+}
+
 static void writer_line(void *ctx, struct vm *vm, const char *line)
 {
 	struct crash_run *c = ctx;
-	unsigned long long seq, off;
-	size_t len;
+	struct ack_rec rec;
+	char why[200];
 
-	if (sscanf(line, "ack %llu %llu %zu", &seq, &off, &len) == 3) {
-		add_ack(c, seq, off, len);
-		fprintf(c->ack_log, "%llu %llu %zu\n", seq, off, len);
-		fflush(c->ack_log);
-		if (is_adr(c)) {
-			if (c->have_last_rec && c->last_rec.seq == seq)
-				c->records[c->nacks - 1] = c->last_rec;
-			c->have_last_rec = 0;
-		} else if (c->nacks == c->next_ack_crash) {
-			/* The image is taken before the guest hears "ok": nothing
-			 * after this persisted record can have run yet. */
-			take_image(c, vm, "ack", 0);
-			c->next_ack_crash += 15 + rand_r(&c->seed) % 30;
+	if (c->protocol_error[0] || c->done)
+		return;
+	switch (ack_stream_take(&c->stream, line, &rec, why, sizeof(why))) {
+	case ACK_REFUSED:
+		protocol_error(c, vm, line, why);
+		return;
+	case ACK_NOT_ACK:
+		if (strcmp(line, "done"))
+			protocol_error(c, vm, line, "not a line of the writer's protocol (ack, done)");
+		else {
+			/* The last crash point: power off before any sync or unmount. */
+			vm_kill(vm);
+			if (is_adr(c))
+				take_point(c, vm, "kill", 0);
+			else
+				take_image(c, vm, "kill", 1);
+			c->done = 1;
 		}
-		vm_reply(vm, "ok %llu\n", seq);
-	} else if (!strcmp(line, "done")) {
-		/* The last crash point: power off before any sync or unmount. */
-		vm_kill(vm);
-		if (is_adr(c))
-			take_point(c, vm, "kill", 0);
-		else
-			take_image(c, vm, "kill", 1);
-		c->done = 1;
+		return;
+	case ACK_TAKEN:
+		break;
 	}
+	add_ack(c, rec.seq, rec.off, rec.len);
+	fprintf(c->ack_log, "%llu %llu %zu\n", (unsigned long long)rec.seq, (unsigned long long)rec.off, rec.len);
+	fflush(c->ack_log);
+	if (is_adr(c)) {
+		if (c->have_last_rec && c->last_rec.seq == rec.seq)
+			c->records[c->nacks - 1] = c->last_rec;
+		c->have_last_rec = 0;
+	} else if (c->nacks == c->next_ack_crash) {
+		/* The image is taken before the guest hears "ok": nothing
+		 * after this persisted record can have run yet. */
+		take_image(c, vm, "ack", 0);
+		c->next_ack_crash += 15 + rand_r(&c->seed) % 30;
+	}
+	vm_reply(vm, "ok %llu\n", (unsigned long long)rec.seq);
 }
 
 /* The model was told where the NVDIMM is; QEMU must agree. */
@@ -394,7 +420,9 @@ static void images_from_points(struct crash_run *c)
 			}
 			snprintf(im->path, sizeof(im->path), "%s/images/p%03zu-%s.img", c->dir, p, im->variant);
 			im->point = p;
-			c->checks[c->nimages].acked = pt->acked;
+			/* The marker comes before its ack line: a guest that died or
+			 * was refused between the two claimed one record fewer. */
+			c->checks[c->nimages].acked = pt->acked < c->nacks ? pt->acked : c->nacks;
 			im->why = pt->kind;
 			c->nimages++;
 		}
@@ -544,7 +572,8 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 
 	c->nacks = c->nimages = c->npoints = 0;
 	c->done = c->base_checked = c->have_last_rec = 0;
-	c->model_error[0] = '\0';
+	c->model_error[0] = c->protocol_error[0] = '\0';
+	ack_stream_free(&c->stream);
 	c->platform = sc->platform;
 	c->next_ack_crash = 1 + rand_r(&c->seed) % 40;
 	/* Under ADR the first claim is always a crash point: a program with few
@@ -569,6 +598,8 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		return NULL;
 	o.boot_timeout = 120;
 	o.run_timeout = 600;
+	/* No record of the data file lies past the namespace it is on. */
+	c->stream.limit = o.qemu.nvdimm_size - NVDIMM_LABEL_SIZE;
 	if (is_adr(c)) {
 		/* A KVM host still runs the ADR rows of an "auto" run, under TCG. */
 		if (c->accel_auto)
@@ -601,7 +632,10 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		images_from_points(c);
 	}
 	unlink(nv);
-	if (!c->done)
+	if (c->protocol_error[0])
+		fprintf(stderr, "crashtest: %s/%s: the guest broke the ack protocol, stopped at %zu acks: %s; the %zu images taken before are judged\n",
+			sc->name, fs, c->nacks, c->protocol_error, c->nimages);
+	else if (!c->done)
 		fprintf(stderr, "crashtest: %s/%s: the writer did not finish (%s%s%s); judging the %zu images taken\n",
 			sc->name, fs, vm_status_name(r.status), r.message[0] ? ": " : "", r.message, c->nimages);
 	twins = dedup_images(c);
@@ -676,6 +710,9 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 			"deduplicated", (json_int_t)twins);
 	if (!strcmp(sc->expect, "lost") && !losses)
 		json_object_set_new(row, "missed", json_true());
+	if (c->protocol_error[0])
+		json_object_set_new(row, "protocol_error", json_string(c->protocol_error));
+
 	json_object_set_new(row, "check_phases", checked_phases(c));
 	if (is_adr(c)) {
 		json_object_set_new(row, "model", model_json(c, &incomplete));
@@ -935,6 +972,7 @@ int cmd_crashtest(int argc, char **argv)
 			twins += json_integer_value(json_object_get(row, "deduplicated"));
 			unexpected += json_array_size(json_object_get(row, "unexpected_images")) > 0 ||
 				      json_is_true(json_object_get(row, "missed")) ||
+				      json_object_get(row, "protocol_error") ||
 				      json_is_true(json_object_get(row, "model_incomplete"));
 		}
 		doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:b, s:f, s:I, s:{s:i, s:i, s:f}}", "schema", 1, "run_id",
