@@ -712,7 +712,9 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		json_object_set_new(row, "missed", json_true());
 	if (c->protocol_error[0])
 		json_object_set_new(row, "protocol_error", json_string(c->protocol_error));
-
+	else if (!c->done)
+		json_object_set_new(row, "writer_failure",
+				    json_string(r.message[0] ? r.message : "the program ended without finishing its job"));
 	json_object_set_new(row, "check_phases", checked_phases(c));
 	if (is_adr(c)) {
 		json_object_set_new(row, "model", model_json(c, &incomplete));
@@ -972,7 +974,7 @@ int cmd_crashtest(int argc, char **argv)
 			twins += json_integer_value(json_object_get(row, "deduplicated"));
 			unexpected += json_array_size(json_object_get(row, "unexpected_images")) > 0 ||
 				      json_is_true(json_object_get(row, "missed")) ||
-				      json_object_get(row, "protocol_error") ||
+				      json_object_get(row, "protocol_error") || json_object_get(row, "writer_failure") ||
 				      json_is_true(json_object_get(row, "model_incomplete"));
 		}
 		doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:b, s:f, s:I, s:{s:i, s:i, s:f}}", "schema", 1, "run_id",

@@ -29,6 +29,9 @@
 
 #define QEMU_CONNECT_MS 15000
 #define POWEROFF_GRACE_MS 15000
+/* What one guest may write to each log before it is stopped as a flood:
+ * far more than any job of ours prints, far less than a shared disk. */
+#define LOG_MAX_DEFAULT (256ULL << 20)
 
 struct linebuf {
 	char buf[8192];
@@ -43,6 +46,7 @@ struct vm {
 	int qmp_lfd, ctl_lfd, out_lfd;
 	int con_fd, qmp_fd, ctl_fd, out_fd;
 	FILE *console_log, *guest_log;
+	unsigned long long log_max, console_bytes, guest_bytes;
 	pid_t pid;
 	int exited;		/* QEMU reaped */
 	int reported;		/* guest sent "exit" */
@@ -163,17 +167,34 @@ static void send_script(struct vm *vm)
 		set_message(vm, VM_NO_EXIT, "could not send the job script to the guest");
 }
 
+/* "exit <status>": a shell's status, 0 to 255, and nothing else. */
+static int parse_exit(const char *line, int *rc)
+{
+	char *end;
+	long v;
+
+	if (strncmp(line, "exit ", 5) || line[5] < '0' || line[5] > '9')
+		return 0;
+	errno = 0;
+	v = strtol(line + 5, &end, 10);
+	if (errno || *end || v > 255)
+		return 0;
+	*rc = (int)v;
+	return 1;
+}
+
 static void on_ctl_line(struct vm *vm, const char *line)
 {
 	int rc;
 
-	if (!strncmp(line, "hello ", 6)) {
+	/* Once each: a guest that says hello again would be sent the job again. */
+	if (!strncmp(line, "hello ", 6) && !vm->booted) {
 		vm->booted = 1;
 		vm->t_hello = now();
 		vm->r->boot_seconds = vm->t_hello - vm->t_start;
 		snprintf(vm->r->kernel_release, sizeof(vm->r->kernel_release), "%s", line + 6);
 		send_script(vm);
-	} else if (sscanf(line, "exit %d", &rc) == 1) {
+	} else if (!vm->reported && parse_exit(line, &rc)) {
 		vm->reported = 1;
 		vm->t_exit = now();
 		vm->r->guest_exit = rc;
@@ -197,6 +218,21 @@ static void on_console_line(struct vm *vm, const char *line)
 			    console_event_name(e), line, vm->o->run_dir);
 }
 
+/* Append to a log up to the guest's allowance; past it the guest is
+ * stopped, and what it wrote so far stays for the user to read. */
+static void log_guest(struct vm *vm, FILE *log, unsigned long long *bytes, const char *what,
+		      const char *file, const char *buf, size_t n)
+{
+	if (*bytes + n > vm->log_max) {
+		n = *bytes < vm->log_max ? vm->log_max - *bytes : 0;
+		set_message(vm, VM_FLOODED,
+			    "guest flooded its %s: more than %llu MiB, stopped; the first %llu MiB are in %s/%s",
+			    what, vm->log_max >> 20, vm->log_max >> 20, vm->o->run_dir, file);
+	}
+	fwrite(buf, 1, n, log);
+	*bytes += n;
+}
+
 /* Read what is there; split complete lines. Returns 0 on EOF. */
 static int read_lines(int fd, struct linebuf *lb, FILE *log, struct vm *vm,
 		      void (*fn)(struct vm *, const char *))
@@ -209,7 +245,7 @@ static int read_lines(int fd, struct linebuf *lb, FILE *log, struct vm *vm,
 	if (n <= 0)
 		return 0;
 	if (log)
-		fwrite(lb->buf + lb->len, 1, n, log);
+		log_guest(vm, log, &vm->console_bytes, "console", "console.log", lb->buf + lb->len, n);
 	lb->len += n;
 	lb->buf[lb->len] = '\0';
 	start = lb->buf;
@@ -239,7 +275,7 @@ static int copy_out(struct vm *vm)
 		return 1;
 	if (n <= 0)
 		return 0;
-	fwrite(buf, 1, n, vm->guest_log);
+	log_guest(vm, vm->guest_log, &vm->guest_bytes, "output", "guest.log", buf, n);
 	if (vm->o->echo) {
 		fwrite(buf, 1, n, vm->o->echo);
 		fflush(vm->o->echo);
@@ -408,6 +444,9 @@ int vm_run(struct vm_options *o, struct vm_result *r)
 	o->qemu.ctl_socket = vm.ctl_path;
 	o->qemu.out_socket = vm.out_path;
 
+	vm.log_max = getenv("PMEM_GUEST_LOG_MAX") ? strtoull(getenv("PMEM_GUEST_LOG_MAX"), NULL, 0) : 0;
+	if (!vm.log_max)
+		vm.log_max = LOG_MAX_DEFAULT;
 	vm.console_log = open_log(&vm, "console.log");
 	vm.guest_log = open_log(&vm, "guest.log");
 	vm.qmp_lfd = listen_unix(vm.qmp_path);
@@ -460,6 +499,7 @@ const char *vm_status_name(enum vm_status s)
 	case VM_NO_EXIT: return "no-exit";
 	case VM_QEMU_FAILED: return "qemu-failed";
 	case VM_KILLED: return "killed";
+	case VM_FLOODED: return "flooded";
 	}
 	return "unknown";
 }

@@ -17,6 +17,7 @@ enum vm_status {
 	VM_NO_EXIT,		/* the guest stopped without reporting */
 	VM_QEMU_FAILED,		/* QEMU did not start or connect */
 	VM_KILLED,		/* a hook killed QEMU on purpose (a crash point) */
+	VM_FLOODED,		/* the guest wrote more than its logs may hold */
 };
 
 /* The runner's handle for hooks; see vm_ctl_* below. */

@@ -23,6 +23,8 @@ const char *verdict_result(json_t *row)
 
 	if (json_object_get(row, "protocol_error"))
 		return "PROTOCOL ERROR: the guest sent a line the host refused (see the summary)";
+	if (json_object_get(row, "writer_failure"))
+		return "WRITER FAILED: its job did not finish (see the summary)";
 	if (json_array_size(json_object_get(row, "unexpected_images")))
 		return "UNEXPECTED: see the image JSONs";
 	if (json_is_true(json_object_get(row, "missed")))

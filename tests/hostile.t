@@ -5,6 +5,9 @@
 #  - it acknowledges its last record again: the host refuses the line as a
 #    protocol error, stops the guest, keeps the 40 acks it logged and judges
 #    the images taken before; the run fails with one line saying so;
+#  - it writes output without end: the guest is stopped at its log
+#    allowance, the log keeps what came before, and the run still judges the
+#    images taken and writes its summary.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
@@ -31,4 +34,18 @@ echo "# $row"
 	grep -q "crashtest: program/ext4: the guest broke the ack protocol, stopped at 40 acks" "$out/ack.err"
 tap_ok $? "a repeated ack is refused: guest stopped, 40 acks kept, earlier images judged intact (rc $rc)"
 
+PMEM_GUEST_LOG_MAX=$((4 << 20)) "$H" crashtest --program tests/fixtures/hostile-flood.c --fs ext4 --checkers 1 \
+	--results "$out" --run-id flood >"$out/flood.out" 2>"$out/flood.err"
+rc=$?
+dir=$out/flood/crash/program__ext4
+grep 'did not finish' "$out/flood.err" | sed 's/^/# /'
+size=$(stat -c %s "$dir/guest.log")
+echo "# guest.log: $size bytes"
+[ "$rc" -eq 1 ] && [ "$size" -le $((4 << 20)) ] && [ "$size" -ge $((3 << 20)) ] &&
+	jq -e '.complete and .scenarios[0].writer == "flooded" and .scenarios[0].acks == 40 and
+		.scenarios[0].images > 0 and .scenarios[0].verdicts.intact == .scenarios[0].images and
+		(.scenarios[0].writer_failure | test("flooded"))' \
+		"$out/flood/crash/summary.json" >/dev/null &&
+	grep -q 'guest flooded its output: more than 4 MiB, stopped' "$out/flood.err"
+tap_ok $? "a guest flooding its output is stopped at 4 MiB; its images judged, the run completes, failed (rc $rc)"
 tap_done
