@@ -7,6 +7,7 @@
 #   make test        unit tests + guest tests (builds what it needs)
 #   make kernels     every kernel flavour in vm-images/flavours
 #   make bisect-check  every patch of each series builds on its own
+#   make fuzz        the parsers of guest and user input under libFuzzer (FUZZ_SECONDS=N)
 #   make images      the guest initramfs and golden ext4/xfs/xfs-reflink NVDIMM images
 #   make report      a run's HTML page and markdown summary (RUN=<run-id>)
 #   make compare     runs side by side (A=<run> B=<run> [HTML=dir])
@@ -70,7 +71,7 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 include harness/plugins/Makefile.inc
 -include $(wildcard $(BUILD_DIR)/*.d $(BUILD_DIR)/guest/*.d $(BUILD_DIR)/tests/*.d $(BUILD_DIR)/plugins/*.d)
 
-.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare report adr-cost crashbench bisect-check
+.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare report adr-cost crashbench bisect-check fuzz
 all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
@@ -145,6 +146,35 @@ $(BUILD_DIR)/tests/unit-adr-model: tests/unit/adr-model.c crash-inject/adr.c cra
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/adr-model.c crash-inject/adr.c crash-inject/image.c,-lxxhash)
 
+# Fuzz targets (tests/fuzz/): libFuzzer with ASan and UBSan, Debian's clang.
+FUZZ_CC      := clang
+FUZZ_FLAGS   := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_SECONDS := 60
+FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,job check-report ack-line console check-phases results)
+
+$(BUILD_DIR)/fuzz/fuzz-job: tests/fuzz/job.c $(filter-out workloads/writer.c,$(WRITER_SRC))
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Iworkloads -o $@ $^ -ljansson -linih -lpmem -lm
+$(BUILD_DIR)/fuzz/fuzz-check-report: tests/fuzz/check-report.c crash-inject/judge.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Icrash-inject -o $@ $^ -ljansson
+$(BUILD_DIR)/fuzz/fuzz-ack-line: tests/fuzz/ack-line.c crash-inject/ack_stream.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Icrash-inject -o $@ $^
+$(BUILD_DIR)/fuzz/fuzz-console: tests/fuzz/console.c harness/console.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Iharness -o $@ $^
+$(BUILD_DIR)/fuzz/fuzz-check-phases: tests/fuzz/check-phases.c crash-inject/check_phases.c results/stats.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Icrash-inject -o $@ $^ -ljansson -lm
+$(BUILD_DIR)/fuzz/fuzz-results: tests/fuzz/results.c results/series.c results/stats.c results/verdicts.c results/table.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Iresults -o $@ $^ -ljansson -lm
+
+# make fuzz [FUZZ_SECONDS=N]: every target for N seconds (make test: 30 s each).
+fuzz: $(FUZZ_TARGETS)
+	tests/fuzz/run.sh $(BUILD_DIR) $(FUZZ_SECONDS)
+
 kernels:
 	vm-images/build-kernel.sh $(ALL_KERNELS)
 
@@ -181,7 +211,7 @@ guest-test: all test-kernels images
 # programs, the kernels the suite boots and the images.
 test:
 	vm-images/setup-host.sh
-	$(MAKE) all $(UNIT_TESTS) test-kernels images
+	$(MAKE) all $(UNIT_TESTS) $(FUZZ_TARGETS) test-kernels images
 	prove -v $(UNIT_TESTS) tests/*.t
 
 clean:
