@@ -15,6 +15,8 @@ packages=(
 	linux-source-6.1 linux-source-6.12
 	# host programs and tests
 	libjansson-dev libinih-dev libglib2.0-dev libxxhash-dev pkg-config shellcheck perl jq procps
+	# fuzz targets: clang with the libFuzzer runtime (not pulled in without recommends)
+	clang libclang-rt-14-dev
 	# guest image contents
 	busybox-static ndctl daxctl e2fsprogs xfsprogs fio libpmem1 libpmem-dev linux-perf
 	# reports: plots, and the browser the report test opens them in
