@@ -27,11 +27,11 @@ static int parse_u64(const char **p, uint64_t *v)
 	return 0;
 }
 
-static struct ack_slot *slot_of(struct ack_stream *s, uint64_t off)
+static struct ack_slot *slot_of(struct ack_stream *s, uint64_t off, uint64_t len)
 {
-	size_t mask = s->nslots - 1, i = (off * 0x9e3779b97f4a7c15ULL >> 17) & mask;
+	size_t mask = s->nslots - 1, i = ((off ^ len << 40) * 0x9e3779b97f4a7c15ULL >> 17) & mask;
 
-	while (s->slots[i].off_plus_1 && s->slots[i].off_plus_1 != off + 1)
+	while (s->slots[i].off_plus_1 && (s->slots[i].off_plus_1 != off + 1 || s->slots[i].len != len))
 		i = (i + 1) & mask;
 	return &s->slots[i];
 }
@@ -53,7 +53,7 @@ static int reserve(struct ack_stream *s)
 	}
 	for (size_t i = 0; i < n; i++)
 		if (old[i].off_plus_1)
-			*slot_of(s, old[i].off_plus_1 - 1) = old[i];
+			*slot_of(s, old[i].off_plus_1 - 1, old[i].len) = old[i];
 	free(old);
 	return 0;
 }
@@ -86,13 +86,14 @@ enum ack_take ack_stream_take(struct ack_stream *s, const char *line, struct ack
 			      (unsigned long long)s->limit);
 	if (reserve(s) < 0)
 		return REFUSE("no memory for %zu acks", s->n + 1);
-	slot = slot_of(s, off);
+	slot = slot_of(s, off, len);
 	if (slot->off_plus_1 && seq <= slot->seq)
-		return REFUSE("sequence %llu at offset %llu after %llu there: a record is claimed once, and a later one has a higher sequence",
-			      (unsigned long long)seq, (unsigned long long)off, (unsigned long long)slot->seq);
+		return REFUSE("sequence %llu for the %llu bytes at %llu after %llu there: a record is claimed once, and a later one has a higher sequence",
+			      (unsigned long long)seq, (unsigned long long)len, (unsigned long long)off,
+			      (unsigned long long)slot->seq);
 	if (!slot->off_plus_1)
 		s->used++;
-	*slot = (struct ack_slot){ off + 1, seq };
+	*slot = (struct ack_slot){ off + 1, len, seq };
 	s->n++;
 	*rec = (struct ack_rec){ seq, off, len };
 	return ACK_TAKEN;

@@ -6,9 +6,11 @@
  *
  *   ack <seq> <off> <len>	decimal, one space apart, nothing else
  *
- * At one offset the sequence rises strictly: a record is claimed durable
- * once, and a later record overwrites an earlier one (the judge reads a
- * higher sequence in a slot as an overwrite, not a loss). len is not zero,
+ * For one place (offset and length) the sequence rises strictly: a record
+ * is claimed durable once, and a later record overwrites an earlier one (the
+ * judge reads a higher sequence in a slot as an overwrite, not a loss).
+ * Places of other lengths are other records: a program with its own checker
+ * may acknowledge 8-byte words of a second file at the same offsets. len is not zero,
  * off is a multiple of len (the judge finds a record at slot off / len) and
  * off + len lies within the data file's device. Past max_acks a run is a
  * flood, not a workload.
@@ -28,8 +30,8 @@ struct ack_stream {
 	uint64_t limit;		/* every record ends at or before this offset */
 	size_t max_acks;	/* 0: ACK_STREAM_MAX */
 	size_t n;		/* acks taken */
-	/* the last sequence acknowledged at each offset: open addressing */
-	struct ack_slot { uint64_t off_plus_1, seq; } *slots;
+	/* the last sequence acknowledged at each place: open addressing */
+	struct ack_slot { uint64_t off_plus_1, len, seq; } *slots;
 	size_t nslots, used;
 };
 

@@ -38,7 +38,7 @@ int main(void)
 	char line[64], q[16];
 	int ok = 1;
 
-	tap_plan(18);
+	tap_plan(19);
 	ok = ack_stream_take(&s, "ack 0 0 4096", &rec, why, sizeof(why)) == ACK_TAKEN &&
 	     rec.seq == 0 && rec.off == 0 && rec.len == 4096;
 	tap_result(ok ? TAP_PASS : TAP_FAIL, "a well-formed ack is taken", NULL);
@@ -49,6 +49,8 @@ int main(void)
 		   "the same sequence at another offset is taken", NULL);
 	tap_result(take("ack 7 0 4096") == ACK_TAKEN ? TAP_PASS : TAP_FAIL,
 		   "a higher sequence at an offset is an overwrite, taken", NULL);
+	tap_result(take("ack 2 0 8") == ACK_TAKEN ? TAP_PASS : TAP_FAIL,
+		   "a lower sequence for another length at the offset is another record, taken", NULL);
 	refused("ack 7 0 4096", "claimed once", "a repeated ack is refused");
 	refused("ack 3 0 4096", "after 7 there", "an ack that goes backwards is refused");
 	refused("ack -1 4096 4096", "plain decimal", "a negative number is refused");
