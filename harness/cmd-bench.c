@@ -33,6 +33,7 @@
 #include "../results/summary.h"
 #include "builtin.h"
 #include "jsonio.h"
+#include "names.h"
 #include "textfile.h"
 #include "qemu.h"
 #include "runinfo.h"
@@ -265,6 +266,14 @@ static json_t *parse_results(const char *log_path, int *failures)
 				break;
 			*end = '\0';
 			doc = json_loads(body + 1, 0, &err);
+			/* The names become a cell's file name on the host. */
+			if (doc && !(name_is_safe(kind, sizeof(kind)) && name_is_safe(mode, sizeof(mode)) &&
+				     name_is_safe(job, sizeof(job)))) {
+				fprintf(stderr, "bench: %s: a result named \"%s %s %s\" is refused: names are letters, digits and ._+- only\n",
+					log_path, kind, mode, job);
+				json_decref(doc);
+				doc = NULL;
+			}
 			if (doc)
 				json_array_append_new(results, json_pack("{s:s, s:s, s:s, s:o}", "kind", kind,
 									 "mode", mode, "job", job, "result", doc));
@@ -354,6 +363,13 @@ static int write_cells(struct bench *b)
 				const char *job = json_string_value(json_object_get(r, "job"));
 				char ckey[256];
 
+				/* unit.json is ours, but a file on disk: check again. */
+				if (!name_is_safe(kernel, 64) || !name_is_safe(fs, 16) || !name_is_safe(mode, 32) ||
+				    !name_is_safe(job, 64)) {
+					fprintf(stderr, "bench: %s: a result without safe kernel, fs, mode and job names; skipped\n",
+						g.gl_pathv[i]);
+					continue;
+				}
 				snprintf(ckey, sizeof(ckey), "%s__%s__%s__%s", kernel, fs, mode, job);
 				cell = json_object_get(cells, ckey);
 				if (!cell) {
