@@ -66,6 +66,7 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-judge-parse \
 	      $(BUILD_DIR)/tests/unit-ack-stream \
 	      $(BUILD_DIR)/tests/unit-names \
+	      $(BUILD_DIR)/tests/unit-table-escape \
 	      $(BUILD_DIR)/tests/unit-check-phases \
 	      $(BUILD_DIR)/tests/unit-record-crc
 
@@ -134,6 +135,10 @@ $(BUILD_DIR)/tests/unit-ack-stream: tests/unit/ack-stream.c crash-inject/ack_str
 $(BUILD_DIR)/tests/unit-names: tests/unit/names.c harness/names.c
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/names.c harness/names.c,)
+
+$(BUILD_DIR)/tests/unit-table-escape: tests/unit/table-escape.c results/table.c
+	@mkdir -p $(@D)
+	$(call link,$(CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/table-escape.c results/table.c,)
 
 $(BUILD_DIR)/tests/unit-check-phases: tests/unit/check-phases.c crash-inject/check_phases.c results/stats.c
 	@mkdir -p $(@D)

@@ -18,14 +18,31 @@ void html_escape(FILE *out, const char *s)
 		}
 }
 
-/* A '|' would end the cell. */
+/* Markdown passes HTML through: text from a run (a user's names, a
+ * guest's) goes in with <, > and & as entities. */
+static void md_text(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		default: fputc(*s, out);
+		}
+}
+
+/* The same in a cell, where a '|' would end the cell and a newline the row. */
 static void md_cell(FILE *out, const char *s)
 {
-	for (; *s; s++) {
+	char one[2] = "";
+
+	for (; *s; s++)
 		if (*s == '|')
-			fputc('\\', out);
-		fputc(*s, out);
-	}
+			fputs("\\|", out);
+		else if (*s == '\n' || *s == '\r')
+			fputc(' ', out);
+		else
+			one[0] = *s, md_text(out, one);
 }
 
 /* Figures ("52.7k [52.2k-70.8k] x1.31*") align right; words wrap. */
@@ -90,9 +107,11 @@ void table_begin(struct table *t, FILE *out, enum table_format fmt, const char *
 			fprintf(out, "\n%s\n", caption);
 		break;
 	case TABLE_MARKDOWN:
-		if (caption)
-			fprintf(out, "\n**%s**\n\n", caption);
-		else
+		if (caption) {
+			fputs("\n**", out);
+			md_text(out, caption);
+			fputs("**\n\n", out);
+		} else
 			fputc('\n', out);
 		break;
 	case TABLE_HTML:
@@ -123,7 +142,11 @@ void table_note(FILE *out, enum table_format fmt, const char *text)
 {
 	switch (fmt) {
 	case TABLE_TEXT: fprintf(out, "%s\n", text); break;
-	case TABLE_MARKDOWN: fprintf(out, "\n%s\n", text); break;
+	case TABLE_MARKDOWN:
+		fputc('\n', out);
+		md_text(out, text);
+		fputc('\n', out);
+		break;
 	case TABLE_HTML:
 		fputs("<p>", out);
 		html_escape(out, text);
