@@ -168,8 +168,9 @@ kernel_blamed() { # dir
 		select(all(.dropped_sites[]; ((.pc | startswith("0xffff")) and .why == "never written back") or
 			(.site | startswith("adr-reflink.c:"))))] | length' "$1"/image-*.json
 }
-all_intact_adr() { # summary: images were taken, every one intact, every flush resolved
-	[ "$(jq '.scenarios[0] | .images > 0 and .verdicts.intact == .images and .model.unresolved_flushes == 0' "$1")" = true ]
+all_intact_adr() { # summary: the program finished, images were taken, every one intact, every flush resolved
+	[ "$(jq '.scenarios[0] | .images > 0 and .verdicts.intact == .images and .model.unresolved_flushes == 0 and
+		.protocol_error == null and .writer_failure == null' "$1")" = true ]
 }
 unblamed() { # dir: on a mismatch, show one lost image the rule above does not explain
 	jq -s -c 'map(select(.verdict == "lost") | select(all(.dropped_sites[]; ((.pc | startswith("0xffff")) and
