@@ -38,6 +38,7 @@
 #include "../crash-inject/image.h"
 #include "checker.h"
 #include "embed.h"
+#include "rundir.h"
 #include "vm.h"
 
 #define CHECK_BOOT_TIMEOUT 120
@@ -196,7 +197,10 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 		struct vm_result r;
 
 		snprintf(rdir, sizeof(rdir), "%s/checker-%d.%d", o->dir, index, attempt);
-		mkdir(rdir, 0755);
+		if (run_dir_make(rdir, sl.nvdimm, sizeof(sl.nvdimm)) < 0) {
+			dprintf(fd, "failed -1 guest %s\n", sl.nvdimm);
+			break;
+		}
 		snprintf(sl.nvdimm, sizeof(sl.nvdimm), "%s/nvdimm.img", rdir);
 		if (image_copy(o->golden, sl.nvdimm) < 0 ||
 		    vm_options_flavour(&vo, o->build, o->kernel, o->accel, sl.nvdimm, kpath, ipath) < 0) {

@@ -37,6 +37,7 @@
 #include "textfile.h"
 #include "qemu.h"
 #include "runinfo.h"
+#include "rundir.h"
 
 #define MAX_LIST 16
 #define UNIT_TIMEOUT 900
@@ -298,7 +299,11 @@ static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep
 	int rc, failures;
 	FILE *f;
 
-	mkdir(dir, 0755);
+	if (run_dir_make(dir, path, sizeof(path)) < 0) {
+		fprintf(stderr, "bench: %s\n", path);
+		free(script);
+		return -1;
+	}
 	snprintf(script_path, sizeof(script_path), "%s/job.sh", dir);
 	f = fopen(script_path, "w");
 	if (!f || fputs(script, f) < 0 || fclose(f)) {
@@ -344,7 +349,7 @@ static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep
 /* Rebuild every cell document from the finished units. */
 static int write_cells(struct bench *b)
 {
-	char pattern[1024], path[1024];
+	char pattern[1024], path[1024], why[1200];
 	json_t *cells = json_object(), *cell, *r;
 	const char *key;
 	glob_t g;
@@ -386,7 +391,11 @@ static int write_cells(struct bench *b)
 		globfree(&g);
 	}
 	snprintf(path, sizeof(path), "%s/cells", b->run_dir);
-	mkdir(path, 0755);
+	if (run_dir_make(path, why, sizeof(why)) < 0) {
+		fprintf(stderr, "bench: %s\n", why);
+		json_decref(cells);
+		return -1;
+	}
 	json_object_foreach(cells, key, cell) {
 		char name[1200], *c;
 
@@ -463,7 +472,7 @@ int cmd_bench(int argc, char **argv)
 	struct bench b = { .reps = 5, .peer = 1, .accel = "auto" };
 	const char *kernels = "6.1-stock 6.1-aware", *fss = "ext4 xfs", *modes = "shared sync aware sync+aware";
 	const char *jobs = "workloads/jobs/*.fio", *results = "results/runs", *id = NULL;
-	char path[1024], plugin[1024];
+	char path[1024], plugin[1024], why[1200];
 	int c, i, k, rep, nunits, done = 0, failed = 0;
 	double t0 = now_s(), unit_time = 0;
 	json_t *doc;
@@ -549,8 +558,14 @@ int cmd_bench(int argc, char **argv)
 	snprintf(b.run_dir, sizeof(b.run_dir), "%s/%s", results, b.run_id);
 	snprintf(path, sizeof(path), "%s/run.json", b.run_dir);
 	if (b.resume) {
-		json_t *old = json_load_file(path, 0, NULL), *now = run_json(&b);
+		json_t *old, *now;
 
+		if (run_dir_make(b.run_dir, why, sizeof(why)) < 0) {
+			fprintf(stderr, "bench: %s\n", why);
+			return 2;
+		}
+		old = json_load_file(path, 0, NULL);
+		now = run_json(&b);
 		if (!old) {
 			fprintf(stderr, "bench: nothing to resume at %s\n", b.run_dir);
 			return 2;
@@ -575,9 +590,9 @@ int cmd_bench(int argc, char **argv)
 				b.run_id, b.run_id);
 			return 2;
 		}
-		snprintf(path, sizeof(path), "mkdir -p '%s/units'", b.run_dir);
-		if (system(path) != 0) {
-			fprintf(stderr, "bench: cannot create %s\n", b.run_dir);
+		snprintf(path, sizeof(path), "%s/units", b.run_dir);
+		if (run_dir_make(b.run_dir, why, sizeof(why)) < 0 || run_dir_make(path, why, sizeof(why)) < 0) {
+			fprintf(stderr, "bench: %s\n", why);
 			return 2;
 		}
 		doc = run_json(&b);

@@ -32,6 +32,7 @@
 #include "checker.h"
 #include "jsonio.h"
 #include "runinfo.h"
+#include "rundir.h"
 
 #define MAX_SET 4000
 #define MAX_REPS 16
@@ -62,20 +63,15 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* mkdir -p, without a shell. */
-static int mkdir_p(const char *dir)
+/* A run's directories, private and ours, or one line saying why not. */
+static int make_dir(const char *dir)
 {
-	char p[1400];
+	char why[1600];
 
-	snprintf(p, sizeof(p), "%s", dir);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			if (mkdir(p, 0755) < 0 && errno != EEXIST)
-				return -1;
-			*s = '/';
-		}
-	return mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
+	if (run_dir_make(dir, why, sizeof(why)) == 0)
+		return 0;
+	fprintf(stderr, "crashbench: %s\n", why);
+	return -1;
 }
 
 static int write_file(void *ctx, size_t i, const char *dst)
@@ -216,7 +212,7 @@ static void run_passes(struct bench_row *rows, size_t nrows, int reps, const str
 		snprintf(golden, sizeof(golden), "%s/images/%s.img", o.build, rows[0].fs);
 		o.dir = dir;
 		o.golden = golden;
-		if (mkdir_p(dir) < 0 || !(pool = checker_pool_start(&o)))
+		if (make_dir(dir) < 0 || !(pool = checker_pool_start(&o)))
 			return;
 		fprintf(stderr, "crashbench: pass %d/%d: booting %d checker guest%s ...\n", rep + 1, reps,
 			o.parallel, o.parallel > 1 ? "s" : "");
@@ -356,7 +352,7 @@ int cmd_crashbench(int argc, char **argv)
 		fprintf(stderr, "crashbench: run %s exists: give another --run-id\n", run_id);
 		return 2;
 	}
-	if (mkdir_p(run_dir) < 0)
+	if (make_dir(run_dir) < 0)
 		return 2;
 	doc = json_pack("{s:i, s:s, s:s, s:s, s:{s:o}, s:{s:s, s:s}, s:i, s:i}", "schema", RUN_SCHEMA, "run_id",
 			run_id, "kind", "crashbench", "images_from", set, "kernels", kernel,
@@ -443,11 +439,11 @@ int cmd_crashbench(int argc, char **argv)
 		json_write_atomic(path, doc);
 		json_decref(doc);
 		snprintf(path, sizeof(path), "%s/cells", run_dir);
-		mkdir_p(path);
-		json_object_foreach(cells, key, cell) {
-			snprintf(path, sizeof(path), "%s/cells/%s.json", run_dir, key);
-			json_write_atomic(path, cell);
-		}
+		if (make_dir(path) == 0)
+			json_object_foreach(cells, key, cell) {
+				snprintf(path, sizeof(path), "%s/cells/%s.json", run_dir, key);
+				json_write_atomic(path, cell);
+			}
 		json_decref(cells);
 		printf("results: %s\n", run_dir);
 	}

@@ -49,6 +49,7 @@
 #include "builtin.h"
 #include "jsonio.h"
 #include "runinfo.h"
+#include "rundir.h"
 #include "textfile.h"
 #include "user_program.h"
 #include "vm.h"
@@ -582,9 +583,11 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		c->next_ack_crash = 1;
 	c->next_time_crash = now_s() + 3;
 	snprintf(c->dir, sizeof(c->dir), "%s/crash/%s__%s", run_dir, sc->name, fs);
-	snprintf(path, sizeof(path), "mkdir -p '%s/images'", c->dir);
-	if (system(path) != 0)
+	snprintf(path, sizeof(path), "%s/images", c->dir);
+	if (run_dir_make(c->dir, plugin, sizeof(plugin)) < 0 || run_dir_make(path, plugin, sizeof(plugin)) < 0) {
+		fprintf(stderr, "crashtest: %s\n", plugin);
 		return NULL;
+	}
 	snprintf(golden, sizeof(golden), "%s/images/%s.img", c->build, fs);
 	if (!free_space_ok(c->dir, (off_t)200 * (image_allocated(golden) + (64 << 20)))) {
 		fprintf(stderr, "crashtest: not enough free space under %s for crash images: free some, or set the results directory elsewhere\n",
@@ -772,7 +775,7 @@ int cmd_crashtest(int argc, char **argv)
 	struct crash_run c = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "auto",
 			       .seed = 1, .adr = { .subsets = 20, .fence_max = 4, .fence_period = 200 } };
 	const char *fss = "ext4 xfs", *only = NULL, *results = "results/runs";
-	char why[256] = "";
+	char why[1400] = "";
 	struct scenario sc[32];
 	char run_id[64] = "", run_dir[1024], path[1200], *fsl, *tok, *save;
 	json_t *rows = json_array(), *doc;
@@ -877,9 +880,9 @@ int cmd_crashtest(int argc, char **argv)
 		}
 	free(fsl);
 	/* What ran where, as bench records it: reports read it. */
-	snprintf(path, sizeof(path), "mkdir -p '%s/crash'", run_dir);
-	if (system(path) != 0) {
-		fprintf(stderr, "crashtest: cannot create %s/crash\n", run_dir);
+	snprintf(path, sizeof(path), "%s/crash", run_dir);
+	if (run_dir_make(run_dir, why, sizeof(why)) < 0 || run_dir_make(path, why, sizeof(why)) < 0) {
+		fprintf(stderr, "crashtest: %s\n", why);
 		return 2;
 	}
 	{
@@ -900,10 +903,14 @@ int cmd_crashtest(int argc, char **argv)
 	}
 	/* A user's program is one scenario whose every image must be intact. */
 	if (program) {
-		snprintf(path, sizeof(path), "mkdir -p '%s/user'", run_dir);
+		snprintf(path, sizeof(path), "%s/user", run_dir);
 		snprintf(prog_bin, sizeof(prog_bin), "%s/user/program", run_dir);
 		snprintf(check_bin, sizeof(check_bin), "%s/user/check", run_dir);
-		if (system(path) != 0 || user_program_build(program, prog_bin, cflags, ldlibs) < 0 ||
+		if (run_dir_make(path, why, sizeof(why)) < 0) {
+			fprintf(stderr, "crashtest: %s\n", why);
+			return 2;
+		}
+		if (user_program_build(program, prog_bin, cflags, ldlibs) < 0 ||
 		    (check && user_program_build(check, check_bin, cflags, ldlibs) < 0))
 			return 2;
 		c.program = prog_bin;

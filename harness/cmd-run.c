@@ -18,6 +18,7 @@
 #include "accel.h"
 #include "builtin.h"
 #include "jsonio.h"
+#include "rundir.h"
 #include "textfile.h"
 #include "vm.h"
 
@@ -182,7 +183,7 @@ int cmd_run(int argc, char **argv)
 		.fs = "none", .accel = "auto", .boot_timeout = 120, .run_timeout = 900,
 		.mem = 1024, .raw_size = (512ULL << 20) + NVDIMM_LABEL_SIZE,
 	};
-	char kernel[4096], initrd[4096], nvdimm[4096], accel[16], why[256], version[64] = "unknown";
+	char kernel[4096], initrd[4096], nvdimm[4096], accel[16], why[1400], version[64] = "unknown";
 	struct vm_options o = { 0 };
 	struct vm_result r;
 	json_t *doc;
@@ -240,8 +241,8 @@ int cmd_run(int argc, char **argv)
 			ro.script_path, strerror(errno));
 		return 2;
 	}
-	if (mkdir(ro.out, 0755) < 0 && errno != EEXIST) {
-		fprintf(stderr, "pmem-harness run: cannot create %s: %s\n", ro.out, strerror(errno));
+	if (run_dir_make(ro.out, why, sizeof(why)) < 0) {
+		fprintf(stderr, "pmem-harness run: %s\n", why);
 		return 2;
 	}
 	if (qemu_version(ro.qemu, version, sizeof(version)) < 0) {

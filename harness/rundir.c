@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Run directories: made without a shell, private, and ours (rundir.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rundir.h"
+
+/* The parents: the results root may be shared, so only dir is checked. */
+static int make_parents(char *p)
+{
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			*s = '/';
+			return -1;
+		}
+		*s = '/';
+	}
+	return 0;
+}
+
+int run_dir_make(const char *dir, char *why, size_t len)
+{
+	char p[4096];
+	struct stat st;
+
+	if (!dir[0] || strlen(dir) >= sizeof(p)) {
+		snprintf(why, len, "run directory name is empty or too long");
+		return -1;
+	}
+	snprintf(p, sizeof(p), "%s", dir);
+	if (make_parents(p) < 0 || (mkdir(p, 0700) < 0 && errno != EEXIST)) {
+		snprintf(why, len, "cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (lstat(p, &st) < 0) {
+		snprintf(why, len, "cannot read %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(why, len, "%s is a symbolic link: give the real directory", dir);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, len, "%s exists and is not a directory", dir);
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(why, len, "%s is owned by uid %u, not by you (uid %u): use a results directory of your own",
+			 dir, (unsigned int)st.st_uid, (unsigned int)geteuid());
+		return -1;
+	}
+	/* mkdir's mode passes through the umask, and an older run may be 0755. */
+	if ((st.st_mode & 07777) != 0700 && chmod(p, 0700) < 0) {
+		snprintf(why, len, "cannot make %s private: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Run directories hold a run's results, its crash images and, through the
+ * guests' scratch directories, their sockets: only the user running the
+ * harness may reach them, and the harness writes only into directories
+ * that user owns.
+ */
+#ifndef HARNESS_RUNDIR_H
+#define HARNESS_RUNDIR_H
+
+#include <stddef.h>
+
+/*
+ * Make dir, and any missing parents with the default mode; dir itself is
+ * 0700. An existing dir must be a directory (not a symlink) owned by the
+ * effective user, and is tightened to 0700. No shell is involved. Returns
+ * 0, or -1 with one line for the user in why.
+ */
+int run_dir_make(const char *dir, char *why, size_t len);
+
+#endif

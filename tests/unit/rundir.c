@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit test: run directories are made private and must be ours (harness/rundir.c). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rundir.h"
+#include "tap.h"
+
+static char top[] = "/tmp/unit-rundir.XXXXXX";
+
+static int mode_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) < 0 ? -1 : (int)(st.st_mode & 07777);
+}
+
+static int make(const char *sub, char *why, size_t len)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", top, sub);
+	return run_dir_make(path, why, len);
+}
+
+int main(void)
+{
+	char why[512] = "", path[256];
+	int rc;
+
+	if (!mkdtemp(top))
+		return 1;
+	tap_plan(6);
+
+	rc = make("results/run-1/crash", why, sizeof(why));
+	snprintf(path, sizeof(path), "%s/results/run-1/crash", top);
+	tap_result(rc == 0 && mode_of(path) == 0700 ? TAP_PASS : TAP_FAIL,
+		   "a new run directory and its missing parents are made; the directory is 0700", NULL);
+
+	snprintf(path, sizeof(path), "%s/old", top);
+	mkdir(path, 0755);
+	rc = make("old", why, sizeof(why));
+	tap_result(rc == 0 && mode_of(path) == 0700 ? TAP_PASS : TAP_FAIL,
+		   "an existing 0755 run directory is tightened to 0700", NULL);
+
+	snprintf(path, sizeof(path), "%s/file", top);
+	fclose(fopen(path, "w"));
+	rc = make("file", why, sizeof(why));
+	tap_diag("%s", why);
+	tap_result(rc < 0 && strstr(why, "is not a directory") ? TAP_PASS : TAP_FAIL,
+		   "a file in the run directory's place is refused", NULL);
+
+	snprintf(path, sizeof(path), "%s/target", top);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/link", top);
+	if (symlink("target", path) < 0)
+		return 1;
+	rc = make("link", why, sizeof(why));
+	tap_diag("%s", why);
+	tap_result(rc < 0 && strstr(why, "symbolic link") && mode_of(path) == 0755 ? TAP_PASS : TAP_FAIL,
+		   "a symbolic link in its place is refused, its target left as it was", NULL);
+
+	/* Someone else's directory: as root make one for nobody; otherwise
+	 * "/" is root's. */
+	if (geteuid() == 0) {
+		snprintf(path, sizeof(path), "%s/theirs", top);
+		if (mkdir(path, 0777) < 0 || chown(path, 65534, 65534) < 0 || chmod(path, 0777) < 0)
+			return 1;
+		rc = make("theirs", why, sizeof(why));
+	} else {
+		snprintf(path, sizeof(path), "/");
+		rc = run_dir_make("/", why, sizeof(why));
+	}
+	tap_diag("%s", why);
+	tap_result(rc < 0 && strstr(why, "not by you") && mode_of(path) == (geteuid() ? 0755 : 0777) ?
+		   TAP_PASS : TAP_FAIL, "a directory another user owns is refused and left as it was", NULL);
+
+	tap_result(run_dir_make("", why, sizeof(why)) < 0 ? TAP_PASS : TAP_FAIL, "an empty name is refused", NULL);
+
+	snprintf(path, sizeof(path), "rm -rf '%s'", top);
+	if (system(path) != 0)
+		return 1;
+	return tap_exit();
+}
