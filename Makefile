@@ -34,7 +34,7 @@ ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c \
 	       harness/cmd-summary.c harness/cmd-compare.c harness/cmd-report.c harness/vm.c harness/qemu.c harness/qmp.c \
 	       harness/console.c harness/names.c harness/rundir.c harness/accel.c harness/jsonio.c harness/textfile.c harness/runinfo.c \
-	       harness/cmd-crashtest.c harness/cmd-crashcheck.c harness/cmd-crashbench.c harness/checker.c harness/embed.c harness/user_program.c \
+	       harness/cmd-crashtest.c harness/crash_resume.c harness/cmd-crashcheck.c harness/cmd-crashbench.c harness/checker.c harness/embed.c harness/user_program.c \
 	       crash-inject/image.c crash-inject/judge.c crash-inject/ack_stream.c crash-inject/check_phases.c \
 	       crash-inject/adr.c crash-inject/attribute.c crash-inject/symbolize.c \
 	       results/series.c results/stats.c results/summary.c results/compare.c results/table.c \
@@ -67,6 +67,7 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-ack-stream \
 	      $(BUILD_DIR)/tests/unit-names \
 	      $(BUILD_DIR)/tests/unit-rundir \
+	      $(BUILD_DIR)/tests/unit-crash-resume \
 	      $(BUILD_DIR)/tests/unit-table-escape \
 	      $(BUILD_DIR)/tests/unit-check-phases \
 	      $(BUILD_DIR)/tests/unit-record-crc
@@ -140,6 +141,10 @@ $(BUILD_DIR)/tests/unit-names: tests/unit/names.c harness/names.c
 $(BUILD_DIR)/tests/unit-rundir: tests/unit/rundir.c harness/rundir.c
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/rundir.c harness/rundir.c,)
+
+$(BUILD_DIR)/tests/unit-crash-resume: tests/unit/crash-resume.c harness/crash_resume.c
+	@mkdir -p $(@D)
+	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/crash-resume.c harness/crash_resume.c,-ljansson)
 
 $(BUILD_DIR)/tests/unit-table-escape: tests/unit/table-escape.c results/table.c
 	@mkdir -p $(@D)
@@ -257,7 +262,8 @@ crashtest:
 		$(if $(PROGRAM),--program "$(PROGRAM)") $(if $(CHECK),--check "$(CHECK)") \
 		$(if $(filter command line,$(origin CFLAGS)),--cflags "$(CFLAGS)") $(if $(LDLIBS),--ldlibs "$(LDLIBS)") \
 		$(if $(MODE),--mode "$(MODE)") $(if $(PLATFORM),--platform $(PLATFORM)) \
-		$(if $(SUBSETS),--subsets $(SUBSETS)) $(if $(FENCE_POINTS),--fence-points $(FENCE_POINTS))
+		$(if $(SUBSETS),--subsets $(SUBSETS)) $(if $(FENCE_POINTS),--fence-points $(FENCE_POINTS)) \
+		$(if $(RESUME),--resume $(RESUME))
 
 # make adr-cost [JOB=file.fio] [REPS=3]: what the ADR model costs a guest (TCG)
 adr-cost: all images

@@ -45,6 +45,7 @@
 #include "../results/verdicts.h"
 #include "accel.h"
 #include "checker.h"
+#include "crash_resume.h"
 #include "embed.h"
 #include "builtin.h"
 #include "jsonio.h"
@@ -732,6 +733,45 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	return row;
 }
 
+/* The filesystems of a --fs list, in its order. */
+static json_t *fs_list(const char *fss)
+{
+	char *list = strdup(fss), *fs, *save;
+	json_t *a = json_array();
+
+	for (fs = strtok_r(list, " ,", &save); fs; fs = strtok_r(NULL, " ,", &save))
+		json_array_append_new(a, json_string(fs));
+	free(list);
+	return a;
+}
+
+/* A user program's sources, named and hashed, or null. */
+static json_t *program_json(const char *spec)
+{
+	char hex[32];
+
+	if (!spec)
+		return json_null();
+	if (user_program_hash(spec, hex, sizeof(hex)) < 0)
+		return json_pack("{s:s}", "files", spec);
+	return json_pack("{s:s, s:s}", "files", spec, "xxh3", hex);
+}
+
+/*
+ * What decides a run's verdicts, recorded in run.json: --resume finishes a
+ * run only with the same (the checker count and accelerator may change).
+ */
+static json_t *run_options(const struct crash_run *c, const char *fss, const char *only, const char *platform,
+			   const char *program, const char *check, const char *mode, const char *cflags,
+			   const char *ldlibs)
+{
+	return json_pack("{s:s, s:o, s:s?, s:s?, s:o, s:o, s:s, s:s?, s:s?, s:I, s:I, s:I, s:b}", "kernel", c->kernel,
+			 "filesystems", fs_list(fss), "scenarios", only, "platform", platform, "program",
+			 program_json(program), "check", program_json(check), "mode", mode, "cflags", cflags,
+			 "ldlibs", ldlibs, "seed", (json_int_t)c->seed, "subsets", (json_int_t)c->adr.subsets,
+			 "fence_points", (json_int_t)c->adr.fence_max, "keep", c->keep);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -739,7 +779,8 @@ static void usage(FILE *f)
 		"                              [--platform eadr|adr] [--subsets N] [--fence-points N]\n"
 		"                              [--program PROG [--check PROG] [--mode MODE]\n"
 		"                               [--cflags FLAGS] [--ldlibs LIBS]]\n"
-		"                              [--keep] [--seed N] [--run-id ID] [--results DIR] [--accel A]\n"
+		"                              [--keep] [--seed N] [--run-id ID | --resume ID] [--results DIR]\n"
+		"                              [--accel A]\n"
 		"                              [--checkers N]\n"
 		"Runs each scenario of crash-inject/scenarios (or --program, checked by --check)\n"
 		"on each filesystem, takes crash images, checks them in a checker guest and\n"
@@ -751,6 +792,8 @@ static void usage(FILE *f)
 		"  --program PROG  C sources (\"a.c b.c\"), built static with the ack, record and\n"
 		"                  flush helpers and --cflags/--ldlibs, or a static x86-64 binary\n"
 		"  --mode MODE     the program's mapping: shared, sync, aware or sync+aware\n"
+		"  --resume ID     finish an interrupted run, with the options it started with:\n"
+		"                  scenarios judged before are kept, the one cut off runs again\n"
 		"  --checkers N    checker guests at once (default: one per CPU, at most 4;\n"
 		"                  PMEM_CHECKERS sets the default)\n");
 }
@@ -766,7 +809,7 @@ int cmd_crashtest(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'M' }, { "platform", required_argument, NULL, 'L' },
 		{ "subsets", required_argument, NULL, 'N' }, { "fence-points", required_argument, NULL, 'F' },
 		{ "checkers", required_argument, NULL, 'c' }, { "cflags", required_argument, NULL, 'G' },
-		{ "ldlibs", required_argument, NULL, 'l' },
+		{ "ldlibs", required_argument, NULL, 'l' }, { "resume", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' }, { 0 }
 	};
 	const char *program = NULL, *check = NULL, *mode = "shared", *platform = NULL;
@@ -778,12 +821,13 @@ int cmd_crashtest(int argc, char **argv)
 	char why[1400] = "";
 	struct scenario sc[32];
 	char run_id[64] = "", run_dir[1024], path[1200], *fsl, *tok, *save;
-	json_t *rows = json_array(), *doc;
-	int ns, i, opt, failures = 0;
+	json_t *rows = json_array(), *doc, *options;
+	struct crash_resume done = { 0 };
+	int ns, i, opt, failures = 0, resume = 0;
 	double t0 = now_s();
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:M:L:N:F:c:G:l:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:M:L:N:F:c:G:l:R:h", longopts, NULL)) != -1) {
 		if (opt == 'P' || opt == 'C' || opt == 'M') {
 			*(opt == 'P' ? &program : opt == 'C' ? &check : &mode) = optarg;
 			continue;
@@ -795,6 +839,7 @@ int cmd_crashtest(int argc, char **argv)
 		case 'K': c.keep = 1; break;
 		case 'S': c.seed = strtoul(optarg, NULL, 0); break;
 		case 'i': snprintf(run_id, sizeof(run_id), "%s", optarg); break;
+		case 'R': snprintf(run_id, sizeof(run_id), "%s", optarg); resume = 1; break;
 		case 'o': results = optarg; break;
 		case 'a': c.accel = optarg; break;
 		case 'L': platform = optarg; break;
@@ -867,8 +912,9 @@ int cmd_crashtest(int argc, char **argv)
 	}
 	snprintf(run_dir, sizeof(run_dir), "%s/%s", results, run_id);
 	snprintf(path, sizeof(path), "%s/run.json", run_dir);
-	if (!access(path, F_OK)) {
-		fprintf(stderr, "crashtest: run %s exists: give another --run-id\n", run_id);
+	if (!resume && !access(path, F_OK)) {
+		fprintf(stderr, "crashtest: run %s exists: give another --run-id, or --resume %s to finish it\n", run_id,
+			run_id);
 		return 2;
 	}
 	/* Every filesystem is checked before any scenario runs. */
@@ -879,13 +925,25 @@ int cmd_crashtest(int argc, char **argv)
 			return 2;
 		}
 	free(fsl);
-	/* What ran where, as bench records it: reports read it. */
+	options = run_options(&c, fss, only, platform, program, check, mode, cflags, ldlibs);
 	snprintf(path, sizeof(path), "%s/crash", run_dir);
+	if (resume && (access(run_dir, F_OK) || run_dir_make(run_dir, why, sizeof(why)) < 0)) {
+		fprintf(stderr, "crashtest: %s\n", access(run_dir, F_OK) ? "nothing to resume there" : why);
+		return 2;
+	}
+	if (resume && crash_resume_open(run_dir, run_id, options, &done) < 0)
+		return 2;
+	if (done.complete) {
+		fprintf(stderr, "crashtest: run %s is complete: nothing to resume (results: %s)\n", run_id, path);
+		return 0;
+	}
 	if (run_dir_make(run_dir, why, sizeof(why)) < 0 || run_dir_make(path, why, sizeof(why)) < 0) {
 		fprintf(stderr, "crashtest: %s\n", why);
 		return 2;
 	}
-	{
+	/* What ran where, as bench records it: reports read it. A resumed run
+	 * keeps the record of the run it finishes. */
+	if (!resume) {
 		json_t *doc = json_pack("{s:i, s:s, s:s, s:{s:o}, s:[], s:{s:s, s:s}}", "schema", RUN_SCHEMA,
 					"run_id", run_id, "kind", "crashtest", "kernels", c.kernel,
 					run_kernel_info(c.build, c.kernel) ?: json_null(), "filesystems",
@@ -896,6 +954,7 @@ int cmd_crashtest(int argc, char **argv)
 			json_array_append_new(json_object_get(doc, "filesystems"), json_string(fs));
 		free(list);
 		json_object_update_new(doc, run_environment());
+		json_object_set(doc, "options", options);
 		snprintf(path, sizeof(path), "%s/run.json", run_dir);
 		if (json_write_atomic(path, doc) < 0)
 			return 2;
@@ -944,6 +1003,17 @@ int cmd_crashtest(int argc, char **argv)
 
 			if ((only && !in_list(only, sc[i].name)) || (platform && strcmp(platform, sc[i].platform)))
 				continue;
+			if (resume && (row = crash_resume_row(&done, sc[i].name, tok))) {
+				fprintf(stderr, "crashtest: %s on %s: judged before the interruption, kept\n", sc[i].name,
+					tok);
+				json_array_append(rows, row);
+				continue;
+			}
+			snprintf(path, sizeof(path), "%s/crash/%s__%s", run_dir, sc[i].name, tok);
+			if (resume && crash_resume_clear(path) < 0) {
+				failures++;
+				continue;
+			}
 			fprintf(stderr, "crashtest: %s on %s (%s) ...\n", sc[i].name, tok, sc[i].mode);
 			row = run_scenario(&c, &sc[i], tok, run_dir);
 			if (!row) {
@@ -988,9 +1058,13 @@ int cmd_crashtest(int argc, char **argv)
 				run_id, "accel", c.accel, "kernel", c.kernel, "scenarios", rows, "complete", 1,
 				"seconds", now_s() - t0, "images", (json_int_t)images, "checker", "parallel",
 				c.checkers, "guests", guests, "boot_seconds", boot_s);
+		if (resume)
+			json_object_set_new(doc, "resumed", json_true());
 		snprintf(path, sizeof(path), "%s/crash/summary.json", run_dir);
 		json_write_atomic(path, doc);
 		json_decref(doc);
+		json_decref(options);
+		crash_resume_free(&done);
 		verdict_table(rows, stdout, TABLE_TEXT);
 		printf("\n%lld crash images in %.0f s (accelerator %s); checking took %.0f s in %d checker guest%s at once: "
 		       "%.2f images/s, each with mount, verification and fsck", images, now_s() - t0, c.accel,

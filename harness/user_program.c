@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "../crash-inject/image.h"
 #include "user_program.h"
@@ -111,6 +112,36 @@ out:
 	if (f)
 		fclose(f);
 	free(cmd);
+	free(list);
+	return ret;
+}
+
+int user_program_hash(const char *spec, char *hex, size_t len)
+{
+	XXH3_state_t *st = XXH3_createState();
+	char *list = strdup(spec), *src, *save, buf[65536];
+	int ret = 0;
+
+	if (!st || !list)
+		abort();
+	XXH3_64bits_reset(st);
+	for (src = strtok_r(list, " ", &save); src && !ret; src = strtok_r(NULL, " ", &save)) {
+		int fd = open(src, O_RDONLY | O_CLOEXEC);
+		ssize_t n;
+
+		if (fd < 0) {
+			ret = -1;
+			break;
+		}
+		/* The name too: two sources swapped are another program. */
+		XXH3_64bits_update(st, src, strlen(src) + 1);
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			XXH3_64bits_update(st, buf, (size_t)n);
+		ret = n < 0 ? -1 : 0;
+		close(fd);
+	}
+	snprintf(hex, len, "%016llx", (unsigned long long)XXH3_64bits_digest(st));
+	XXH3_freeState(st);
 	free(list);
 	return ret;
 }

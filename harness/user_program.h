@@ -7,6 +7,8 @@
 #ifndef HARNESS_USER_PROGRAM_H
 #define HARNESS_USER_PROGRAM_H
 
+#include <stddef.h>
+
 /*
  * spec: C sources separated by spaces, or one executable. Sources are built
  * with $CC (gcc), cflags and ldlibs (may be NULL). A prebuilt binary must be
@@ -14,5 +16,12 @@
  * libraries. 0, or -1 with one line saying what to do.
  */
 int user_program_build(const char *spec, const char *out, const char *cflags, const char *ldlibs);
+
+/*
+ * What the files of spec hold, as 16 hex digits in hex (>= 17 bytes): a
+ * resumed run must test the program the interrupted one tested. 0, or -1
+ * when a file cannot be read.
+ */
+int user_program_hash(const char *spec, char *hex, size_t len);
 
 #endif

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# An interrupted crashtest can be finished: crashtest killed with -9 while
+# its second scenario's writer runs (and its checkers wait), then resumed:
+#  - what it left reads as unfinished: a valid summary with the first row,
+#    "complete": false;
+#  - a resume with other options is refused in one line, the run untouched;
+#  - the resume keeps the first row as it was, runs the cut-off scenario
+#    again from nothing (no image of the killed attempt is left), and ends
+#    complete with every image intact, as an uninterrupted run of this
+#    program is (tests/crash.t);
+#  - resuming a complete run does nothing.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=tests/lib/guest-tap.sh
+. tests/lib/guest-tap.sh
+
+H=$B/pmem-harness
+out=$RUNS/crash-resume
+rm -rf "$out"
+mkdir -p "$out"
+echo "TAP version 13"
+run=$out/r/crash
+args=(--program tests/fixtures/ack-late.c --fs "ext4 xfs" --checkers 1 --results "$out")
+
+"$H" crashtest "${args[@]}" --run-id r >"$out/first.out" 2>"$out/first.err" &
+victim=$!
+for _ in $(seq 1500); do
+	[ "$(wc -l <"$run/program__xfs/acks.log" 2>/dev/null)" -ge 20 ] && break
+	sleep 0.2
+done
+acks=$(wc -l <"$run/program__xfs/acks.log" 2>/dev/null)
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null
+pkill -KILL -f "mem-path=$out/r/" && sleep 1
+echo "# killed with ${acks:-0} acks of the xfs writer logged"
+before=$(jq -c '.scenarios[0]' "$run/summary.json")
+jq -e '.complete == false and (.scenarios | length) == 1 and .scenarios[0].fs == "ext4" and
+	.scenarios[0].verdicts.intact == .scenarios[0].images' "$run/summary.json" >/dev/null &&
+	[ "${acks:-0}" -ge 20 ] && [ -d "$run/program__xfs/images" ]
+tap_ok $? "killed mid-scenario: the summary holds the finished ext4 row and says the run is not complete"
+
+sum=$(md5sum <"$run/summary.json")
+"$H" crashtest "${args[@]}" --seed 2 --resume r >/dev/null 2>"$out/other.err"
+rc=$?
+sed 's/^/# /' "$out/other.err"
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$out/other.err")" -eq 1 ] && grep -q 'was made with another seed' "$out/other.err" &&
+	[ "$(md5sum <"$run/summary.json")" = "$sum" ]
+tap_ok $? "a resume with another seed is refused in one line, the run untouched (rc $rc)"
+
+"$H" crashtest "${args[@]}" --resume r >"$out/resume.out" 2>"$out/resume.err"
+rc=$?
+grep -E 'judged before|program on' "$out/resume.err" | sed 's/^/# /'
+imgs=$(jq '.scenarios[1].images' "$run/summary.json")
+files=$(find "$run/program__xfs" -name 'image-*.json' | wc -l)
+echo "# xfs: $imgs images judged, $files verdict files"
+[ "$rc" -eq 0 ] && grep -q 'program on ext4: judged before the interruption, kept' "$out/resume.err" &&
+	[ "$(jq -c '.scenarios[0]' "$run/summary.json")" = "$before" ] &&
+	jq -e '.complete and .resumed and (.scenarios | length) == 2 and .scenarios[1].fs == "xfs" and
+		.scenarios[1].images > 0 and .scenarios[1].verdicts.intact == .scenarios[1].images' \
+		"$run/summary.json" >/dev/null && [ "$files" -eq "$imgs" ]
+tap_ok $? "the resume keeps the ext4 row, runs xfs again from nothing: all $imgs intact, complete (rc $rc)"
+
+"$H" crashtest "${args[@]}" --resume r >/dev/null 2>"$out/again.err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q 'is complete: nothing to resume' "$out/again.err"
+tap_ok $? "resuming a complete run does nothing (rc $rc)"
+tap_done
