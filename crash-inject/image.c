@@ -63,7 +63,7 @@ static int copy_extents(int in, int out, off_t size, int punch_holes)
 
 int image_copy(const char *src, const char *dst)
 {
-	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, ret = -1;
+	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, ret = -1, err;
 	struct stat st;
 
 	if (in < 0 || fstat(in, &st) < 0)
@@ -73,12 +73,16 @@ int image_copy(const char *src, const char *dst)
 		goto out;
 	ret = copy_extents(in, out, st.st_size, 0);
 out:
+	err = errno;
 	if (ret < 0)
-		fprintf(stderr, "crash image: copying %s to %s: %s\n", src, dst, strerror(errno));
+		fprintf(stderr, "crash image: copying %s to %s: %s\n", src, dst, strerror(err));
 	if (in >= 0)
 		close(in);
-	if (out >= 0 && close(out) < 0)
+	if (out >= 0 && close(out) < 0) {
+		err = errno;
 		ret = -1;
+	}
+	errno = err;	/* the caller tells a full disk from other failures */
 	return ret;
 }
 

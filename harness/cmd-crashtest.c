@@ -89,6 +89,7 @@ struct crash_run {
 	FILE *ack_log;
 	struct ack_stream stream;	/* what the guest may still claim */
 	char protocol_error[320];	/* the first line refused, and why */
+	char disk_full[512];	/* the results disk has no room: the run stops */
 	struct ack_rec *acks;
 	struct adr_record *records;	/* ADR: where acks[i] lies in the region */
 	size_t nacks, cap;
@@ -164,20 +165,60 @@ static struct image *new_image(struct crash_run *c)
 	return im;
 }
 
-/* Pause, copy, resume: one crash image. */
+/*
+ * Room kept free on the results disk besides the next image: the verdicts,
+ * the summary and the logs must still be written, and the writer's NVDIMM
+ * file (QEMU maps it; a full disk would be a SIGBUS there) may still grow.
+ */
+#define DISK_RESERVE ((off_t)64 << 20)
+
+static off_t free_bytes(const char *dir)
+{
+	struct statvfs v;
+
+	return statvfs(dir, &v) < 0 ? -1 : (off_t)v.f_bavail * (off_t)v.f_frsize;
+}
+
+/* Whether dir has room for need bytes and the reserve; if not, say so. */
+static int room_for(struct crash_run *c, off_t need)
+{
+	off_t avail = free_bytes(c->dir);
+
+	if (avail < 0 || avail >= need + DISK_RESERVE)
+		return 1;
+	snprintf(c->disk_full, sizeof(c->disk_full),
+		 "the disk under %s is full: %lld MiB free, and %lld MiB are needed (the next image, %lld MiB, and %lld MiB kept for the results)",
+		 c->dir, (long long)(avail >> 20), (long long)((need + DISK_RESERVE) >> 20), (long long)(need >> 20),
+		 (long long)(DISK_RESERVE >> 20));
+	return 0;
+}
+
+/* Pause, copy, resume: one crash image, if the disk has room for it. */
 static void take_image(struct crash_run *c, struct vm *vm, const char *why, int paused_already)
 {
 	struct image *im = new_image(c);
+	int copied;
 
-	if (!im)
+	if (!im || c->disk_full[0])
 		return;
 	snprintf(im->path, sizeof(im->path), "%s/images/%03zu.img", c->dir, c->nimages);
 	if (!paused_already && vm_pause(vm) < 0)
 		return;
-	if (image_copy(vm_nvdimm(vm), im->path) == 0) {
+	if (!room_for(c, image_allocated(vm_nvdimm(vm)))) {
+		vm_kill(vm);
+		return;
+	}
+	copied = image_copy(vm_nvdimm(vm), im->path);
+	if (copied == 0) {
 		c->checks[c->nimages].acked = c->nacks;
 		im->why = why;
 		c->nimages++;
+	} else if (errno == ENOSPC || errno == EDQUOT) {
+		unlink(im->path);
+		snprintf(c->disk_full, sizeof(c->disk_full), "the disk under %s is full: copying image %zu failed",
+			 c->dir, c->nimages);
+		vm_kill(vm);
+		return;
 	}
 	if (!paused_already)
 		vm_resume(vm);
@@ -267,7 +308,7 @@ static void writer_line(void *ctx, struct vm *vm, const char *line)
 	struct ack_rec rec;
 	char why[200];
 
-	if (c->protocol_error[0] || c->done)
+	if (c->protocol_error[0] || c->disk_full[0] || c->done)
 		return;
 	switch (ack_stream_take(&c->stream, line, &rec, why, sizeof(why))) {
 	case ACK_REFUSED:
@@ -337,6 +378,8 @@ static void writer_tick(void *ctx, struct vm *vm)
 {
 	struct crash_run *c = ctx;
 
+	if (c->disk_full[0])
+		return;
 	if (is_adr(c) && !c->base_checked)
 		check_nvdimm_base(c, vm);
 	if (c->nacks && now_s() >= c->next_time_crash) {
@@ -379,13 +422,23 @@ static char *writer_script(const struct crash_run *c, const struct scenario *sc,
 	return s;
 }
 
-static int free_space_ok(const char *dir, off_t need)
+/*
+ * A scenario the disk had no room for is not judged: its images go, to give
+ * the space back, and a resumed run takes the scenario again.
+ */
+static void drop_unjudged(struct crash_run *c)
 {
-	struct statvfs v;
-
-	if (statvfs(dir, &v) < 0)
-		return 1;
-	return (off_t)(v.f_bavail * v.f_frsize) > need;
+	for (size_t i = 0; i < c->nimages; i++) {
+		if (c->images[i].point < 0)
+			unlink(c->images[i].path);
+		free(c->images[i].keep);
+		c->images[i].keep = NULL;
+	}
+	for (size_t p = 0; p < c->npoints; p++) {
+		unlink(c->points[p].adr);
+		adr_point_free(&c->points[p]);
+	}
+	c->nimages = c->npoints = 0;
 }
 
 /*
@@ -574,7 +627,7 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 
 	c->nacks = c->nimages = c->npoints = 0;
 	c->done = c->base_checked = c->have_last_rec = 0;
-	c->model_error[0] = c->protocol_error[0] = '\0';
+	c->model_error[0] = c->protocol_error[0] = c->disk_full[0] = '\0';
 	ack_stream_free(&c->stream);
 	c->platform = sc->platform;
 	c->next_ack_crash = 1 + rand_r(&c->seed) % 40;
@@ -590,16 +643,22 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		return NULL;
 	}
 	snprintf(golden, sizeof(golden), "%s/images/%s.img", c->build, fs);
-	if (!free_space_ok(c->dir, (off_t)200 * (image_allocated(golden) + (64 << 20)))) {
-		fprintf(stderr, "crashtest: not enough free space under %s for crash images: free some, or set the results directory elsewhere\n",
-			c->dir);
+	/* The writer's NVDIMM and a first image; each next image is checked
+	 * as it is taken, since how many a program makes is not known. */
+	if (!room_for(c, 2 * image_allocated(golden)))
 		return NULL;
-	}
 	snprintf(path, sizeof(path), "%s/acks.log", c->dir);
 	c->ack_log = fopen(path, "w");
 	snprintf(nv, sizeof(nv), "%s/nvdimm.img", c->dir);
-	if (!c->ack_log || image_copy(golden, nv) < 0 || vm_options_flavour(&o, c->build, c->kernel, c->accel, nv, kpath, ipath) < 0)
+	if (c->ack_log && image_copy(golden, nv) < 0 && (errno == ENOSPC || errno == EDQUOT))
+		snprintf(c->disk_full, sizeof(c->disk_full), "the disk under %s is full: copying the writer's NVDIMM failed",
+			 c->dir);
+	if (!c->ack_log || c->disk_full[0] ||
+	    vm_options_flavour(&o, c->build, c->kernel, c->accel, nv, kpath, ipath) < 0) {
+		if (c->ack_log)
+			fclose(c->ack_log);
 		return NULL;
+	}
 	o.boot_timeout = 120;
 	o.run_timeout = 600;
 	/* No record of the data file lies past the namespace it is on. */
@@ -636,6 +695,12 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		images_from_points(c);
 	}
 	unlink(nv);
+	if (c->disk_full[0]) {
+		drop_unjudged(c);
+		json_decref(counts);
+		json_decref(unexpected);
+		return NULL;
+	}
 	if (c->protocol_error[0])
 		fprintf(stderr, "crashtest: %s/%s: the guest broke the ack protocol, stopped at %zu acks: %s; the %zu images taken before are judged\n",
 			sc->name, fs, c->nacks, c->protocol_error, c->nimages);
@@ -997,7 +1062,7 @@ int cmd_crashtest(int argc, char **argv)
 		free(first);
 	}
 	fsl = strdup(fss);
-	for (tok = strtok_r(fsl, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save)) {
+	for (tok = strtok_r(fsl, " ,", &save); tok && !c.disk_full[0]; tok = strtok_r(NULL, " ,", &save)) {
 		for (i = 0; i < ns; i++) {
 			json_t *row;
 
@@ -1016,6 +1081,11 @@ int cmd_crashtest(int argc, char **argv)
 			}
 			fprintf(stderr, "crashtest: %s on %s (%s) ...\n", sc[i].name, tok, sc[i].mode);
 			row = run_scenario(&c, &sc[i], tok, run_dir);
+			if (!row && c.disk_full[0]) {
+				fprintf(stderr, "crashtest: %s on %s stopped: %s; the summary holds the %zu scenarios judged before (%s/crash/summary.json); free space, then finish the run with --resume %s (make crashtest RESUME=%s)\n",
+					sc[i].name, tok, c.disk_full, json_array_size(rows), run_dir, run_id, run_id);
+				break;
+			}
 			if (!row) {
 				failures++;
 				continue;
@@ -1034,6 +1104,17 @@ int cmd_crashtest(int argc, char **argv)
 		}
 	}
 	free(fsl);
+	if (c.disk_full[0]) {
+		int guests;
+		double boot_s;
+
+		if (c.pool)
+			checker_pool_stop(c.pool, &guests, &boot_s);
+		json_decref(rows);
+		json_decref(options);
+		crash_resume_free(&done);
+		return 1;
+	}
 	{
 		long long images = 0, twins = 0;
 		double check_s = 0, boot_s = 0;

@@ -8,7 +8,11 @@
 #    again from nothing (no image of the killed attempt is left), and ends
 #    complete with every image intact, as an uninterrupted run of this
 #    program is (tests/crash.t);
-#  - resuming a complete run does nothing.
+#  - resuming a complete run does nothing;
+#  - on a results disk that fills up while the second writer runs (a
+#    tmpfs shrunk under it), the run stops in one line before the disk is
+#    full, the summary keeps the finished row, the cut-off scenario's images
+#    are removed, and once there is room again the resume completes it.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
@@ -64,4 +68,41 @@ tap_ok $? "the resume keeps the ext4 row, runs xfs again from nothing: all $imgs
 rc=$?
 [ "$rc" -eq 0 ] && grep -q 'is complete: nothing to resume' "$out/again.err"
 tap_ok $? "resuming a complete run does nothing (rc $rc)"
+
+# A full disk: results on a tmpfs, shrunk once the first scenario is
+# judged to leave room for about two more images.
+small=$out/small
+mkdir -p "$small"
+if ! mount -t tmpfs -o size=4g tmpfs "$small" 2>"$out/mount.err"; then
+	tap_skip "a full results disk stops the run; resumed, it completes" "cannot mount a tmpfs: $(head -n 1 "$out/mount.err")"
+	tap_done
+fi
+trap 'umount -l "$small" 2>/dev/null' EXIT
+run=$small/d/crash
+image=$(du -B1 "$B/images/xfs.img" | cut -f1)
+"$H" crashtest "${args[@]}" --results "$small" --run-id d >"$out/full.out" 2>"$out/full.err" &
+victim=$!
+for _ in $(seq 1500); do
+	[ "$(jq '.scenarios | length' "$run/summary.json" 2>/dev/null)" = 1 ] && break
+	sleep 0.2
+done
+used=$(df --output=used -B1 "$small" | tail -n 1)
+mount -o remount,size=$((used + image * 5 / 2 + (64 << 20))) "$small"
+wait "$victim"
+rc=$?
+grep '^crashtest: .*stopped' "$out/full.err" | sed 's/^/# /'
+left=$(find "$run/program__xfs" -name '*.img' | wc -l)
+[ "$rc" -eq 1 ] && [ "$(grep -c '^crashtest: .*stopped: the disk under' "$out/full.err")" -eq 1 ] &&
+	grep -q 'free space, then finish the run with --resume d' "$out/full.err" &&
+	jq -e '.complete == false and (.scenarios | length) == 1 and .scenarios[0].fs == "ext4"' \
+		"$run/summary.json" >/dev/null && [ "$left" -eq 0 ]
+tap_ok $? "the disk fills while the xfs writer runs: stopped in one line, the ext4 row kept, no image left (rc $rc)"
+
+mount -o remount,size=4g "$small"
+"$H" crashtest "${args[@]}" --results "$small" --resume d >"$out/full-resume.out" 2>"$out/full-resume.err"
+rc=$?
+[ "$rc" -eq 0 ] && jq -e '.complete and (.scenarios | length) == 2 and
+	.scenarios[1].images > 0 and .scenarios[1].verdicts.intact == .scenarios[1].images' \
+	"$run/summary.json" >/dev/null
+tap_ok $? "once there is room again the resume completes the run, all intact (rc $rc)"
 tap_done
