@@ -471,7 +471,7 @@ static int spread_lines(struct source *src, int nsrc, const char *job, const cha
 static void spread_plots(struct source *src, int nsrc, const char *dir, struct figures *out,
 			 const char *job, const char *metric, const char *group, const char *what, int logy)
 {
-	char fss[4][64], sections[16][64], xt[2048];
+	char fss[4][64], sections[16][64];
 	struct spread_line lines[64];
 	int nfs, nsec, nlines, fi, i, l;
 
@@ -497,10 +497,23 @@ static void spread_plots(struct source *src, int nsrc, const char *dir, struct f
 		}
 		plot_set(&pl, "set xrange [-0.5:%d.5]\nset xtics rotate by -20 nomirror", nsec - 1);
 		plot_set(&pl, logy ? "set logscale y\nset format y '%%.0s%%c'" : "set yrange [0:*]");
-		snprintf(xt, sizeof(xt), "set xtics (");
-		for (i = 0; i < nsec; i++)
-			snprintf(xt + strlen(xt), sizeof(xt) - strlen(xt), "%s\"%s\" %d", i ? ", " : "", sections[i], i);
-		plot_set(&pl, "%s)", xt);
+		{
+			char *xt = NULL;
+			size_t xtlen = 0;
+			FILE *m = open_memstream(&xt, &xtlen);
+
+			if (!m)
+				abort();
+			fputs("set xtics (", m);
+			for (i = 0; i < nsec; i++) {
+				fputs(i ? ", " : "", m);
+				plot_quote(m, sections[i]);
+				fprintf(m, " %d", i);
+			}
+			fclose(m);
+			plot_set(&pl, "%s)", xt);
+			free(xt);
+		}
 		for (l = 0; l < nlines; l++) {
 			struct spread_line *ln = &lines[l];
 			int b = plot_block(&pl);
@@ -556,10 +569,13 @@ static void crash_plot(struct source *src, int nsrc, const char *dir, struct fig
 	for (s = 0; s < nsrc; s++)
 		json_array_foreach(json_object_get(src[s].crash, "scenarios"), k, row) {
 			json_t *vd = json_object_get(row, "verdicts");
+			char name[512], label[520];
 
-			plot_data(&pl, "\"%s%s%s %s\" %lld %lld %lld %lld", src[s].tag, src[s].tag[0] ? " " : "",
-				  json_string_value(json_object_get(row, "scenario")) ?: "?",
-				  json_string_value(json_object_get(row, "fs")) ?: "?",
+			snprintf(name, sizeof(name), "%s%s%s %s", src[s].tag, src[s].tag[0] ? " " : "",
+				 json_string_value(json_object_get(row, "scenario")) ?: "?",
+				 json_string_value(json_object_get(row, "fs")) ?: "?");
+			plot_label(label, sizeof(label), name);
+			plot_data(&pl, "%s %lld %lld %lld %lld", label,
 				  (long long)json_integer_value(json_object_get(vd, "intact")),
 				  (long long)json_integer_value(json_object_get(vd, "lost")),
 				  (long long)json_integer_value(json_object_get(vd, "torn")),

@@ -16,9 +16,25 @@ void plot_quote(FILE *f, const char *s)
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			fputc('\\', f);
-		fputc(*s, f);
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
 	}
 	fputc('"', f);
+}
+
+void plot_label(char *dst, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	if (len < 3) {
+		if (len)
+			dst[0] = '\0';
+		return;
+	}
+	dst[n++] = '"';
+	for (; *s && n < len - 2; s++)
+		dst[n++] = *s == '"' ? '\'' : (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s;
+	dst[n++] = '"';
+	dst[n] = '\0';
 }
 
 int plot_begin(struct plot *p, const char *dir, const char *name, const char *title,

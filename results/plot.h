@@ -7,6 +7,7 @@
 #ifndef PMEM_PLOT_H
 #define PMEM_PLOT_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 struct plot {
@@ -32,7 +33,15 @@ void plot_series(struct plot *p, int block, const char *spec, const char *title)
 /* Run gnuplot: DIR/NAME.svg. 0, or -1 with one error line, or PLOT_NO_GNUPLOT. */
 #define PLOT_NO_GNUPLOT (-2)
 int plot_end(struct plot *p);
-/* Write a title into a gnuplot double-quoted string. */
+/*
+ * Names come from runs, and a run may carry any bytes in them. plot_quote()
+ * writes s as a double-quoted string of a gnuplot command: quotes and
+ * backslashes escaped, control characters (a newline ends a command, and
+ * "EOD" on a line of its own would end a datablock) as spaces.
+ */
 void plot_quote(FILE *f, const char *s);
+/* s as a quoted label of a datablock row, where gnuplot reads no escapes:
+ * quotes become ', control characters spaces. */
+void plot_label(char *dst, size_t len, const char *s);
 
 #endif

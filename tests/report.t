@@ -3,7 +3,8 @@
 # markdown is a golden file; gnuplot draws every plot the data allows; the
 # HTML page opens in headless Chromium with every plot rendered; a
 # comparison page overlays two runs; a missing gnuplot is said once and
-# the tables are still written; bad input is refused in one line.
+# the tables are still written; bad input is refused in one line; a run's
+# hostile names render inert in Chromium, and their raw twin does not.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
@@ -90,6 +91,30 @@ else
 	read -r w h < <(png_size "$out/page.png")
 	[ "${w:-0}" -eq 1280 ] && [ "${h:-0}" -eq 9000 ] && [ "$(stat -c %s "$out/page.png")" -gt 200000 ]
 	tap_ok $? "a screenshot of the whole report page: ${w:-?}x${h:-?}, $(stat -c %s "$out/page.png" 2>/dev/null) bytes"
+
+	# A run whose names carry markup, quotes, table syntax and a newline
+	# renders inert: no script runs, no element is made, the tables keep
+	# their shape, and the plot of its verdicts is still drawn.
+	cp -r "$fx/crash" "$out/hostile"
+	jq '.scenarios[0].scenario = "<script>document.title=\"pwned\"</script><img src=x onerror=\"document.body.dataset.pwned=1\">|x|y" |
+		.scenarios[0].mode = "a|b\nc"' "$fx/crash/crash/summary.json" >"$out/hostile/crash/summary.json"
+	"$H" report "$out/hostile" >/dev/null 2>"$out/hostile.err"
+	rc=$?
+	hp=$out/hostile/report
+	browser --dump-dom "file://$PWD/$hp/index.html" >"$out/hostile-dom.html"
+	cols=$(tr -d '\n' <"$out/hostile-dom.html" | sed 's#</tr>#\n#g' | grep -E '<tr><th>scenario</th>|<tr><td>&lt;script' |
+		awk '{ print gsub(/<t[hd][ >]/, "") }' | tr '\n' ' ')
+	pipes=$(grep -E '^\| (scenario|&lt;script)' "$hp/report.md" | sed 's/\\|//g' | awk '{ print gsub(/\|/, "") }' | tr '\n' ' ')
+	echo "# header and hostile row: $cols<th>/<td>; markdown pipes: $pipes"
+	[ "$rc" -eq 0 ] && grep -q '<title>MAP_PMEM_AWARE run' "$out/hostile-dom.html" &&
+		! grep -q '<title>pwned\|data-pwned\|<script\|<img' "$out/hostile-dom.html" &&
+		[ "$cols" = "5 5 " ] && [ "$pipes" = "6 6 " ] && grep -q '&lt;script>document.title=' "$hp/crash-verdicts.svg"
+	tap_ok $? "names with <script>, quotes, | and a newline render inert in HTML, markdown and the plot (rc $rc)"
+	# The check can fail: the same page with the names left raw runs the script.
+	sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g' "$hp/index.html" >"$hp/raw.html"
+	browser --dump-dom "file://$PWD/$hp/raw.html" >"$out/raw-dom.html"
+	grep -q '<title>pwned' "$out/raw-dom.html" && grep -q 'data-pwned="1"' "$out/raw-dom.html"
+	tap_ok $? "the planted twin: the same names unescaped run their script in Chromium"
 fi
 
 # Two runs overlaid: every line of the comparison is tagged with its run.
