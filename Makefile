@@ -31,7 +31,7 @@ TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-nogate 6.12-stock 6.12-aware 6.12-
 		6.12-stock-cowflush
 ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 
-HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c \
+HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c harness/result_blocks.c \
 	       harness/cmd-summary.c harness/cmd-compare.c harness/cmd-report.c harness/vm.c harness/qemu.c harness/qmp.c \
 	       harness/console.c harness/names.c harness/rundir.c harness/accel.c harness/jsonio.c harness/textfile.c harness/runinfo.c \
 	       harness/cmd-crashtest.c harness/crash_resume.c harness/cmd-crashcheck.c harness/cmd-crashbench.c harness/checker.c harness/embed.c harness/user_program.c \
@@ -67,6 +67,7 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-ack-stream \
 	      $(BUILD_DIR)/tests/unit-names \
 	      $(BUILD_DIR)/tests/unit-rundir \
+	      $(BUILD_DIR)/tests/unit-result-blocks \
 	      $(BUILD_DIR)/tests/unit-crash-resume \
 	      $(BUILD_DIR)/tests/unit-table-escape \
 	      $(BUILD_DIR)/tests/unit-check-phases \
@@ -146,6 +147,10 @@ $(BUILD_DIR)/tests/unit-crash-resume: tests/unit/crash-resume.c harness/crash_re
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/crash-resume.c harness/crash_resume.c,-ljansson)
 
+$(BUILD_DIR)/tests/unit-result-blocks: tests/unit/result-blocks.c harness/result_blocks.c harness/names.c
+	@mkdir -p $(@D)
+	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/result-blocks.c harness/result_blocks.c harness/names.c,-ljansson)
+
 $(BUILD_DIR)/tests/unit-table-escape: tests/unit/table-escape.c results/table.c
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/table-escape.c results/table.c,)
@@ -170,7 +175,7 @@ $(BUILD_DIR)/tests/unit-adr-model: tests/unit/adr-model.c crash-inject/adr.c cra
 FUZZ_CC      := clang
 FUZZ_FLAGS   := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS := 60
-FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,job check-report ack-line console check-phases results)
+FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,job check-report ack-line console check-phases results result-blocks)
 
 $(BUILD_DIR)/fuzz/fuzz-job: tests/fuzz/job.c $(filter-out workloads/writer.c,$(WRITER_SRC))
 	@mkdir -p $(@D)
@@ -190,6 +195,9 @@ $(BUILD_DIR)/fuzz/fuzz-check-phases: tests/fuzz/check-phases.c crash-inject/chec
 $(BUILD_DIR)/fuzz/fuzz-results: tests/fuzz/results.c results/series.c results/stats.c results/verdicts.c results/table.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Iresults -o $@ $^ -ljansson -lm
+$(BUILD_DIR)/fuzz/fuzz-result-blocks: tests/fuzz/result-blocks.c harness/result_blocks.c harness/names.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Iharness -o $@ $^ -ljansson
 
 # make fuzz [FUZZ_SECONDS=N]: every target for N seconds (make test: 30 s each).
 fuzz: $(FUZZ_TARGETS)

@@ -36,6 +36,7 @@
 #include "names.h"
 #include "textfile.h"
 #include "qemu.h"
+#include "result_blocks.h"
 #include "runinfo.h"
 #include "rundir.h"
 
@@ -247,46 +248,12 @@ static void attach_insns(json_t *results, double *iv, size_t n)
 	}
 }
 
-/* Result blocks "@@begin kind mode job" ... "@@end" from the guest's output. */
+/* The guest's result blocks (result_blocks.h) from a unit's log. */
 static json_t *parse_results(const char *log_path, int *failures)
 {
-	json_t *results = json_array();
-	char *text = read_text_file(log_path), *p, *line, kind[32], mode[32], job[64];
+	char *text = read_text_file(log_path);
+	json_t *results = result_blocks_parse(text, log_path, failures);
 
-	*failures = 0;
-	for (p = text; p && (line = strstr(p, "@@")); ) {
-		char *end;
-
-		if (sscanf(line, "@@begin %31s %31s %63s", kind, mode, job) == 3) {
-			char *body = strchr(line, '\n');
-			json_error_t err;
-			json_t *doc;
-
-			end = body ? strstr(body, "\n@@end") : NULL;
-			if (!end)
-				break;
-			*end = '\0';
-			doc = json_loads(body + 1, 0, &err);
-			/* The names become a cell's file name on the host. */
-			if (doc && !(name_is_safe(kind, sizeof(kind)) && name_is_safe(mode, sizeof(mode)) &&
-				     name_is_safe(job, sizeof(job)))) {
-				fprintf(stderr, "bench: %s: a result named \"%s %s %s\" is refused: names are letters, digits and ._+- only\n",
-					log_path, kind, mode, job);
-				json_decref(doc);
-				doc = NULL;
-			}
-			if (doc)
-				json_array_append_new(results, json_pack("{s:s, s:s, s:s, s:o}", "kind", kind,
-									 "mode", mode, "job", job, "result", doc));
-			else
-				(*failures)++;
-			p = end + 1;
-		} else {
-			if (!strncmp(line, "@@failed", 8))
-				(*failures)++;
-			p = line + 2;
-		}
-	}
 	free(text);
 	return results;
 }

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.." || exit 1
 
 seconds=${FUZZ_SECONDS:-30}
 echo "TAP version 13"
-for t in job check-report ack-line console check-phases results; do
+for t in job check-report ack-line console check-phases results result-blocks; do
 	line=$(tests/fuzz/run.sh "$B" "$seconds" "$t" 2>&1)
 	rc=$?
 	echo "# $line"

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.." || exit 1
 build=$1 seconds=$2
 shift 2
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(job check-report ack-line console check-phases results)
+[ ${#targets[@]} -gt 0 ] || targets=(job check-report ack-line console check-phases results result-blocks)
 
 # Where each target's seeds come from: real fixtures, and tests/fuzz/seeds/.
 seeds() {
