@@ -34,17 +34,21 @@ static json_t *qmp_read(struct qmp *q, int timeout_ms)
 		}
 		if (q->len == sizeof(q->buf)) {
 			fprintf(stderr, "qmp: reply longer than %zu bytes\n", sizeof(q->buf));
+			q->lost = 1;
 			return NULL;
 		}
 		if (poll(&p, 1, timeout_ms) <= 0) {
 			fprintf(stderr, "qmp: no reply within %d ms\n", timeout_ms);
+			q->lost = 1;
 			return NULL;
 		}
 		n = read(q->fd, q->buf + q->len, sizeof(q->buf) - q->len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) {
+			q->lost = 1;
 			return NULL;
+		}
 		q->len += n;
 	}
 }
@@ -55,6 +59,7 @@ int qmp_handshake(struct qmp *q, int fd, int timeout_ms)
 
 	q->fd = fd;
 	q->len = 0;
+	q->lost = 0;
 	greeting = qmp_read(q, timeout_ms);
 	if (!greeting || !json_object_get(greeting, "QMP")) {
 		json_decref(greeting);
@@ -83,6 +88,7 @@ json_t *qmp_execute(struct qmp *q, const char *command, json_t *arguments, int t
 	free(text);
 	if (!ok) {
 		fprintf(stderr, "qmp: %s: cannot send: %s\n", command, strerror(errno));
+		q->lost = 1;
 		return NULL;
 	}
 	for (;;) {

@@ -9,6 +9,7 @@ struct qmp {
 	int fd;
 	char buf[65536];
 	size_t len;
+	int lost;	/* the connection failed: EOF, a send error, no reply in time */
 };
 
 /* Read the greeting and leave capabilities negotiation mode. */

@@ -53,6 +53,9 @@ struct vm {
 	int booted;
 	int killed;		/* by a hook, on purpose */
 	double t_start, t_hello, t_exit, t_tick;
+	int *fault_fd;		/* PMEM_FAULT_PORT: the port to shut down, or NULL */
+	const char *fault_port;
+	double fault_after;
 	struct qmp qmp;
 	struct linebuf con_line, ctl_line;
 };
@@ -290,6 +293,59 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+/* Whether QEMU is gone: its sockets close a moment before it can be reaped. */
+static int qemu_gone(struct vm *vm)
+{
+	for (int i = 0; i < 100 && !vm->exited; i++)
+		if (!reap(vm, WNOHANG))
+			usleep(10000);
+	return vm->exited;
+}
+
+/*
+ * A port lost while QEMU still runs: the guest can no longer be steered,
+ * heard or paused, and waiting for its exit report would take the whole
+ * run timeout. After the report, or when QEMU itself is gone, it is not.
+ */
+static void port_closed(struct vm *vm, int *fd, const char *port)
+{
+	close_fd(fd);
+	if (vm->reported || vm->killed || vm->r->message[0] || qemu_gone(vm))
+		return;
+	set_message(vm, VM_PORT_CLOSED, "the %s to the guest closed while QEMU still ran; console log: %s/console.log",
+		    port, vm->o->run_dir);
+}
+
+static void fault_setup(struct vm *vm)
+{
+	static char spec[256];
+	const char *env = getenv("PMEM_FAULT_PORT");
+	char *port, *secs, *dir, *save;
+
+	if (!env || !vm->o->run_dir)
+		return;
+	snprintf(spec, sizeof(spec), "%s", env);
+	port = strtok_r(spec, ":", &save);
+	secs = strtok_r(NULL, ":", &save);
+	dir = strtok_r(NULL, "", &save);
+	if (!port || !secs || !dir || !strstr(vm->o->run_dir, dir))
+		return;
+	vm->fault_fd = !strcmp(port, "qmp") ? &vm->qmp_fd : !strcmp(port, "ctl") ? &vm->ctl_fd :
+		       !strcmp(port, "out") ? &vm->out_fd : NULL;
+	vm->fault_port = port;
+	vm->fault_after = atof(secs);
+}
+
+static void fault_inject(struct vm *vm)
+{
+	if (!vm->fault_fd || !vm->booted || now() < vm->t_hello + vm->fault_after)
+		return;
+	fprintf(stderr, "pmem-harness: PMEM_FAULT_PORT: shutting down the %s port of the guest in %s\n",
+		vm->fault_port, vm->o->run_dir);
+	shutdown(*vm->fault_fd, SHUT_RDWR);
+	vm->fault_fd = NULL;
+}
+
 /* Run until the job reports and QEMU powers off, or something fails. */
 static void watch(struct vm *vm)
 {
@@ -338,9 +394,10 @@ static void watch(struct vm *vm)
 		    !read_lines(vm->con_fd, &vm->con_line, vm->console_log, vm, on_console_line))
 			close_fd(&vm->con_fd);
 		if (p[1].revents && !read_lines(vm->ctl_fd, &vm->ctl_line, NULL, vm, on_ctl_line))
-			close_fd(&vm->ctl_fd);
+			port_closed(vm, &vm->ctl_fd, "control port");
 		if (p[2].revents && !copy_out(vm))
-			close_fd(&vm->out_fd);
+			port_closed(vm, &vm->out_fd, "output port");
+		fault_inject(vm);
 		/* Console EOF means QEMU is gone; without a report that is a failure. */
 		if (vm->o->hooks && vm->o->hooks->on_tick && vm->booted && !vm->reported &&
 		    !vm->killed && now() >= vm->t_tick) {
@@ -477,6 +534,7 @@ int vm_run(struct vm_options *o, struct vm_result *r)
 			    o->run_dir);
 		goto out;
 	}
+	fault_setup(&vm);
 	watch(&vm);
 	if (!r->message[0] && !vm.killed) {
 		r->status = vm.reported ? VM_OK : VM_NO_EXIT;
@@ -500,6 +558,7 @@ const char *vm_status_name(enum vm_status s)
 	case VM_QEMU_FAILED: return "qemu-failed";
 	case VM_KILLED: return "killed";
 	case VM_FLOODED: return "flooded";
+	case VM_PORT_CLOSED: return "port-closed";
 	}
 	return "unknown";
 }
@@ -525,6 +584,8 @@ static int vm_qmp_simple(struct vm *vm, const char *command)
 	if (vm->qmp_fd < 0 || vm->exited)
 		return -1;
 	ret = qmp_execute(&vm->qmp, command, NULL, 5000);
+	if (!ret && vm->qmp.lost)
+		port_closed(vm, &vm->qmp_fd, "QMP socket");
 	json_decref(ret);
 	return ret ? 0 : -1;
 }
@@ -555,9 +616,14 @@ const char *vm_nvdimm(const struct vm *vm)
 
 json_t *vm_query(struct vm *vm, const char *command)
 {
+	json_t *ret;
+
 	if (vm->qmp_fd < 0 || vm->exited)
 		return NULL;
-	return qmp_execute(&vm->qmp, command, NULL, 5000);
+	ret = qmp_execute(&vm->qmp, command, NULL, 5000);
+	if (!ret && vm->qmp.lost)
+		port_closed(vm, &vm->qmp_fd, "QMP socket");
+	return ret;
 }
 
 int vm_options_flavour(struct vm_options *o, const char *build, const char *flavour, const char *accel,

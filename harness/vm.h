@@ -18,7 +18,14 @@ enum vm_status {
 	VM_QEMU_FAILED,		/* QEMU did not start or connect */
 	VM_KILLED,		/* a hook killed QEMU on purpose (a crash point) */
 	VM_FLOODED,		/* the guest wrote more than its logs may hold */
+	VM_PORT_CLOSED,		/* QMP, control or output port lost while QEMU ran */
 };
+
+/*
+ * Fault injection for tests: PMEM_FAULT_PORT=PORT:SECONDS:DIR shuts down
+ * the host's end of PORT (qmp, ctl or out) SECONDS after the hello of the
+ * guest whose run directory contains DIR, as if QEMU had closed it.
+ */
 
 /* The runner's handle for hooks; see vm_ctl_* below. */
 struct vm;
