@@ -7,7 +7,15 @@
 #    the images taken before; the run fails with one line saying so;
 #  - it writes output without end: the guest is stopped at its log
 #    allowance, the log keeps what came before, and the run still judges the
-#    images taken and writes its summary.
+#    images taken and writes its summary;
+#  - it looks for a network: it finds none (the same program fails on a
+#    host that has one), and the run's directories are private;
+#  - its control port or its QMP socket is shut down under it (the
+#    harness's PMEM_FAULT_PORT fault injection): the writer is marked failed
+#    with the port named, at once rather than at the run timeout, and the
+#    images taken before are judged;
+# and a results directory that belongs to another user is refused before
+# any guest boots.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
@@ -48,4 +56,57 @@ echo "# guest.log: $size bytes"
 		"$out/flood/crash/summary.json" >/dev/null &&
 	grep -q 'guest flooded its output: more than 4 MiB, stopped' "$out/flood.err"
 tap_ok $? "a guest flooding its output is stopped at 4 MiB; its images judged, the run completes, failed (rc $rc)"
+# The network check must be able to fail: on this host it finds eth0 & co.
+host_ifs=$(find /sys/class/net -mindepth 1 -maxdepth 1 ! -name lo -printf '%f ' 2>/dev/null)
+if [ -n "$host_ifs" ]; then
+	cc -std=gnu11 -O2 -static -Iworkloads -o "$out/hostile-net" tests/fixtures/hostile-net.c workloads/ack.c \
+		workloads/channel.c workloads/record.c workloads/cpu_flush.c workloads/pmem_map.c &&
+		! "$out/hostile-net" 2>"$out/net-host.err" && grep -q 'network interface' "$out/net-host.err"
+	tap_ok $? "on this host (interfaces: $host_ifs) the network check fails and names them"
+else
+	tap_skip "the network check fails where there is a network" "this host has only lo"
+fi
+
+"$H" crashtest --program tests/fixtures/hostile-net.c --fs ext4 --checkers 1 --results "$out" --run-id net \
+	>"$out/net.out" 2>"$out/net.err"
+rc=$?
+dir=$out/net/crash/program__ext4
+grep 'hostile-net' "$dir/guest.log" | sed 's/^/# guest: /'
+modes=$(stat -c '%a' "$out/net" "$out/net/crash" "$dir" "$dir/images" | sort -u | tr '\n' ' ')
+echo "# run directory modes: $modes"
+[ "$rc" -eq 0 ] && ! grep -q 'network interface\|route to' "$dir/guest.log" &&
+	jq -e '.scenarios[0] | .acks == 8 and .images > 0 and .verdicts.intact == .images' \
+		"$out/net/crash/summary.json" >/dev/null && [ "$modes" = "700 " ]
+tap_ok $? "a guest has no network interface and no route out; the run's directories are 0700 (rc $rc)"
+
+# A port lost under a running guest: the control port (the guest can no
+# longer ack) and QMP (the host can no longer pause it for an image).
+for port in ctl:control qmp:QMP; do
+	p=${port%%:*} name=${port#*:}
+	t0=$(date +%s)
+	PMEM_FAULT_PORT=$p:1:program__ext4 "$H" crashtest --program tests/fixtures/ack-late.c --fs ext4 --checkers 1 \
+		--results "$out" --run-id "port-$p" >"$out/port-$p.out" 2>"$out/port-$p.err"
+	rc=$?
+	secs=$(($(date +%s) - t0))
+	row=$(jq -c '.scenarios[0] | {writer, writer_failure, acks, images, intact: .verdicts.intact}' \
+		"$out/port-$p/crash/summary.json")
+	echo "# $row; $secs s"
+	[ "$rc" -eq 1 ] && [ "$secs" -lt 300 ] && grep -q 'WRITER FAILED' "$out/port-$p.out" &&
+		jq -e --arg name "$name" '.scenarios[0] | .writer == "port-closed" and
+			(.writer_failure | contains("the \($name)")) and .verdicts.intact == .images' \
+			"$out/port-$p/crash/summary.json" >/dev/null
+	tap_ok $? "the $name port shut under a running writer: failed at once ($secs s) with the port named (rc $rc)"
+done
+
+# Another user's results: refused in one line, nothing in them touched.
+theirs=$out/theirs
+mkdir -p "$theirs/r/crash" && echo '{}' >"$theirs/r/crash/summary.json" && chown -R 65534 "$theirs/r"
+before=$(find "$theirs" -printf '%p %u %m %s\n' | sort | md5sum)
+"$H" crashtest --program tests/fixtures/hostile-net.c --fs ext4 --accel tcg --checkers 1 --results "$theirs" --run-id r \
+	>/dev/null 2>"$out/theirs.err"
+rc=$?
+sed 's/^/# /' "$out/theirs.err"
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$out/theirs.err")" -eq 1 ] && grep -q 'is owned by uid 65534, not by you' "$out/theirs.err" &&
+	[ "$(find "$theirs" -printf '%p %u %m %s\n' | sort | md5sum)" = "$before" ]
+tap_ok $? "a run directory owned by another user is refused in one line, left untouched (rc $rc)"
 tap_done
