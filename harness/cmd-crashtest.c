@@ -1082,8 +1082,9 @@ int cmd_crashtest(int argc, char **argv)
 			fprintf(stderr, "crashtest: %s on %s (%s) ...\n", sc[i].name, tok, sc[i].mode);
 			row = run_scenario(&c, &sc[i], tok, run_dir);
 			if (!row && c.disk_full[0]) {
-				fprintf(stderr, "crashtest: %s on %s stopped: %s; the summary holds the %zu scenarios judged before (%s/crash/summary.json); free space, then finish the run with --resume %s (make crashtest RESUME=%s)\n",
-					sc[i].name, tok, c.disk_full, json_array_size(rows), run_dir, run_id, run_id);
+				fprintf(stderr, "crashtest: %s on %s stopped: %s; the summary holds the %zu scenario%s judged before (%s/crash/summary.json); free space, then finish the run with --resume %s (make crashtest RESUME=%s)\n",
+					sc[i].name, tok, c.disk_full, json_array_size(rows),
+					json_array_size(rows) == 1 ? "" : "s", run_dir, run_id, run_id);
 				break;
 			}
 			if (!row) {

@@ -29,10 +29,11 @@ args=(--program tests/fixtures/ack-late.c --fs "ext4 xfs" --checkers 1 --results
 "$H" crashtest "${args[@]}" --run-id r >"$out/first.out" 2>"$out/first.err" &
 victim=$!
 for _ in $(seq 1500); do
-	[ "$(wc -l <"$run/program__xfs/acks.log" 2>/dev/null)" -ge 20 ] && break
+	n=$(wc -l 2>/dev/null <"$run/program__xfs/acks.log")
+	[ "${n:-0}" -ge 20 ] && break
 	sleep 0.2
 done
-acks=$(wc -l <"$run/program__xfs/acks.log" 2>/dev/null)
+acks=$(wc -l 2>/dev/null <"$run/program__xfs/acks.log")
 kill -KILL "$victim"
 wait "$victim" 2>/dev/null
 pkill -KILL -f "mem-path=$out/r/" && sleep 1
