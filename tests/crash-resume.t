@@ -9,6 +9,8 @@
 #    complete with every image intact, as an uninterrupted run of this
 #    program is (tests/crash.t);
 #  - resuming a complete run does nothing;
+#  - killed while the checker judges the first scenario, it leaves no
+#    summary, and the resume runs every scenario;
 #  - on a results disk that fills up while the second writer runs (a
 #    tmpfs shrunk under it), the run stops in one line before the disk is
 #    full, the summary keeps the finished row, the cut-off scenario's images
@@ -69,6 +71,30 @@ tap_ok $? "the resume keeps the ext4 row, runs xfs again from nothing: all $imgs
 rc=$?
 [ "$rc" -eq 0 ] && grep -q 'is complete: nothing to resume' "$out/again.err"
 tap_ok $? "resuming a complete run does nothing (rc $rc)"
+
+# Killed in the checker phase of the first scenario: nothing is judged
+# yet, so there is no summary, and the resume runs every scenario.
+run=$out/c/crash
+"$H" crashtest "${args[@]}" --run-id c >/dev/null 2>"$out/checking.err" &
+victim=$!
+for _ in $(seq 1500); do
+	n=$(grep -c '^@@end' "$run/checker-0.0/guest.log" 2>/dev/null)
+	[ "${n:-0}" -ge 2 ] && break
+	sleep 0.2
+done
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null
+pkill -KILL -f "mem-path=$out/c/" && sleep 1
+judged=$(grep -c '^@@end' "$run/checker-0.0/guest.log" 2>/dev/null)
+echo "# killed after the checker reported on ${judged:-0} ext4 images"
+[ ! -e "$run/summary.json" ] && [ "${judged:-0}" -ge 2 ]
+tap_ok $? "killed while the checker judges the first scenario: no summary, nothing taken for judged"
+"$H" crashtest "${args[@]}" --resume c >/dev/null 2>"$out/checking-resume.err"
+rc=$?
+[ "$rc" -eq 0 ] && ! grep -q 'judged before the interruption' "$out/checking-resume.err" &&
+	jq -e '.complete and (.scenarios | map(.images > 0 and .verdicts.intact == .images) | all) and
+		(.scenarios | length) == 2' "$run/summary.json" >/dev/null
+tap_ok $? "its resume runs both scenarios: all intact, complete (rc $rc)"
 
 # A full disk: results on a tmpfs, shrunk once the first scenario is
 # judged to leave room for about two more images.
