@@ -23,10 +23,13 @@
 #include <getopt.h>
 #include <glob.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -258,9 +261,35 @@ static json_t *parse_results(const char *log_path, int *failures)
 	return results;
 }
 
+/*
+ * One guest: `pmem-harness run` as a child, without a shell (no name is
+ * quoted into a command line), and killed with us: a bench killed with -9
+ * must leave no unit running that a resume would run again beside it.
+ * The child's exit status, or -1.
+ */
+static int run_child(char *const argv[])
+{
+	pid_t parent = getpid(), pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
+		execv(argv[0], argv);
+		fprintf(stderr, "bench: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep, const char *dir)
 {
-	char script_path[1024], cmd[4096], plugin_arg[1024] = "", path[1024];
+	char script_path[1024], timeout[16], plugin_arg[1200] = "", path[1024];
 	char *script = unit_script(b, kernel, rep);
 	json_t *unit, *results, *vm;
 	int rc, failures;
@@ -279,12 +308,16 @@ static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep
 		return -1;
 	}
 	free(script);
-	if (b->plugin)
-		snprintf(plugin_arg, sizeof(plugin_arg), "--plugin '%s,out=%s/insn.txt'", b->plugin, dir);
-	snprintf(cmd, sizeof(cmd),
-		 "'%s' run --kernel '%s' --fs '%s' --script '%s' --out '%s' --accel '%s' --timeout %d --quiet %s",
-		 b->harness, kernel, fs, script_path, dir, b->plugin ? "tcg" : b->accel, UNIT_TIMEOUT, plugin_arg);
-	rc = system(cmd);
+	snprintf(timeout, sizeof(timeout), "%d", UNIT_TIMEOUT);
+	snprintf(plugin_arg, sizeof(plugin_arg), "%s,out=%s/insn.txt", b->plugin ? b->plugin : "", dir);
+	{
+		char *argv[] = { (char *)b->harness, "run", "--kernel", (char *)kernel, "--fs", (char *)fs,
+				 "--script", script_path, "--out", (char *)dir, "--accel",
+				 (char *)(b->plugin ? "tcg" : b->accel), "--timeout", timeout, "--quiet",
+				 b->plugin ? "--plugin" : NULL, plugin_arg, NULL };
+
+		rc = run_child(argv);
+	}
 	snprintf(path, sizeof(path), "%s/guest.log", dir);
 	results = parse_results(path, &failures);
 	snprintf(path, sizeof(path), "%s/vm.json", dir);

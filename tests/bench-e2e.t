@@ -2,7 +2,8 @@
 # make bench end to end on a real guest, and its resume logic: a tiny
 # matrix (6.1-aware, ext4, two modes, two repetitions) writes one document
 # per cell; after one guest's results are removed, --resume reruns only that
-# guest; resuming with another matrix is refused; the summary is printed.
+# guest; resuming with another matrix is refused; the summary is printed;
+# bench killed with -9 mid-guest takes that guest with it and resumes.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
@@ -61,6 +62,30 @@ tap_ok $? "resuming with another matrix is refused in one line"
 "$H" bench "${args[@]}" --run-id e2e >/dev/null 2>"$runs.err4"
 [ $? -eq 2 ] && grep -q -- '--resume e2e' "$runs.err4"
 tap_ok $? "starting over an existing run is refused and points to --resume"
+# bench killed with -9 while its second guest runs: that guest ends with
+# it (a resume must not run it again beside an orphan), the first unit
+# stays done, and the resume finishes the run.
+"$H" bench "${args[@]}" --run-id killed >/dev/null 2>"$runs.err6" &
+victim=$!
+for _ in $(seq 1500); do
+	[ -f "$runs/killed/units/6.1-aware__ext4__rep1/unit.json" ] &&
+		[ -f "$runs/killed/units/6.1-aware__ext4__rep2/console.log" ] && break
+	sleep 0.2
+done
+up=$(pgrep -fc "out $runs/killed/units/6.1-aware__ext4__rep2")
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null
+sleep 3
+left=$(pgrep -fc "$runs/killed/units/6.1-aware__ext4__rep2")
+echo "# the second guest's processes: $up when bench was killed, $left 3 s later"
+[ "$up" -ge 1 ] && [ "$left" -eq 0 ] && [ ! -e "$runs/killed/units/6.1-aware__ext4__rep2/unit.json" ]
+tap_ok $? "bench killed with -9 mid-guest: the guest ends with it, its unit is not taken for done"
+"$H" bench "${args[@]}" --resume killed >/dev/null 2>"$runs.err7"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q 'rep 1: done before, skipped' "$runs.err7" &&
+	[ "$(jq '.reps | length' "$runs/killed/cells/6.1-aware__ext4__aware__tiny.json")" -eq 2 ]
+tap_ok $? "its resume keeps the first guest and finishes the run: both repetitions (rc $rc)"
+
 printf '[j]\nbss=4k\n' >"$RUNS/bad.fio"
 "$H" bench --kernels 6.1-aware --fs ext4 --jobs "$RUNS/bad.fio" --results "$runs" --run-id bad >/dev/null 2>"$runs.err5"
 [ $? -eq 2 ] && grep -q "unknown option 'bss'; did you mean 'bs'" "$runs.err5" && [ ! -e "$runs/bad" ]
