@@ -55,7 +55,7 @@ struct vm {
 	double t_start, t_hello, t_exit, t_tick;
 	int *fault_fd;		/* PMEM_FAULT_PORT: the port to shut down, or NULL */
 	const char *fault_port;
-	double fault_after;
+	unsigned long fault_after, ctl_lines;	/* control lines before the fault; so far */
 	struct qmp qmp;
 	struct linebuf con_line, ctl_line;
 };
@@ -190,6 +190,7 @@ static void on_ctl_line(struct vm *vm, const char *line)
 {
 	int rc;
 
+	vm->ctl_lines++;
 	/* Once each: a guest that says hello again would be sent the job again. */
 	if (!strncmp(line, "hello ", 6) && !vm->booted) {
 		vm->booted = 1;
@@ -320,28 +321,28 @@ static void fault_setup(struct vm *vm)
 {
 	static char spec[256];
 	const char *env = getenv("PMEM_FAULT_PORT");
-	char *port, *secs, *dir, *save;
+	char *port, *lines, *dir, *save;
 
 	if (!env || !vm->o->run_dir)
 		return;
 	snprintf(spec, sizeof(spec), "%s", env);
 	port = strtok_r(spec, ":", &save);
-	secs = strtok_r(NULL, ":", &save);
+	lines = strtok_r(NULL, ":", &save);
 	dir = strtok_r(NULL, "", &save);
-	if (!port || !secs || !dir || !strstr(vm->o->run_dir, dir))
+	if (!port || !lines || !dir || !strstr(vm->o->run_dir, dir))
 		return;
 	vm->fault_fd = !strcmp(port, "qmp") ? &vm->qmp_fd : !strcmp(port, "ctl") ? &vm->ctl_fd :
 		       !strcmp(port, "out") ? &vm->out_fd : NULL;
 	vm->fault_port = port;
-	vm->fault_after = atof(secs);
+	vm->fault_after = strtoul(lines, NULL, 10);
 }
 
 static void fault_inject(struct vm *vm)
 {
-	if (!vm->fault_fd || !vm->booted || now() < vm->t_hello + vm->fault_after)
+	if (!vm->fault_fd || vm->ctl_lines < vm->fault_after)
 		return;
-	fprintf(stderr, "pmem-harness: PMEM_FAULT_PORT: shutting down the %s port of the guest in %s\n",
-		vm->fault_port, vm->o->run_dir);
+	fprintf(stderr, "pmem-harness: PMEM_FAULT_PORT: shutting down the %s port of the guest in %s after %lu control lines\n",
+		vm->fault_port, vm->o->run_dir, vm->ctl_lines);
 	shutdown(*vm->fault_fd, SHUT_RDWR);
 	vm->fault_fd = NULL;
 }

@@ -22,9 +22,11 @@ enum vm_status {
 };
 
 /*
- * Fault injection for tests: PMEM_FAULT_PORT=PORT:SECONDS:DIR shuts down
- * the host's end of PORT (qmp, ctl or out) SECONDS after the hello of the
- * guest whose run directory contains DIR, as if QEMU had closed it.
+ * Fault injection for tests: PMEM_FAULT_PORT=PORT:LINES:DIR shuts down the
+ * host's end of PORT (qmp, ctl or out) once the guest whose run directory
+ * contains DIR has sent LINES control lines (hello, then its acks), as if
+ * QEMU had closed it. Counting lines, not seconds, makes it land at the
+ * same point of the job however fast the machine is.
  */
 
 /* The runner's handle for hooks; see vm_ctl_* below. */

@@ -84,7 +84,7 @@ tap_ok $? "a guest has no network interface and no route out; the run's director
 for port in ctl:control qmp:QMP; do
 	p=${port%%:*} name=${port#*:}
 	t0=$(date +%s)
-	PMEM_FAULT_PORT=$p:1:program__ext4 "$H" crashtest --program tests/fixtures/ack-late.c --fs ext4 --checkers 1 \
+	PMEM_FAULT_PORT=$p:100:program__ext4 "$H" crashtest --program tests/fixtures/ack-late.c --fs ext4 --checkers 1 \
 		--results "$out" --run-id "port-$p" >"$out/port-$p.out" 2>"$out/port-$p.err"
 	rc=$?
 	secs=$(($(date +%s) - t0))
