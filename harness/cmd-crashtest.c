@@ -992,8 +992,13 @@ int cmd_crashtest(int argc, char **argv)
 	free(fsl);
 	options = run_options(&c, fss, only, platform, program, check, mode, cflags, ldlibs);
 	snprintf(path, sizeof(path), "%s/crash", run_dir);
-	if (resume && (access(run_dir, F_OK) || run_dir_make(run_dir, why, sizeof(why)) < 0)) {
-		fprintf(stderr, "crashtest: %s\n", access(run_dir, F_OK) ? "nothing to resume there" : why);
+	if (resume && access(run_dir, F_OK)) {
+		fprintf(stderr, "crashtest: nothing to resume at %s: give the run id of a run under --results (%s)\n",
+			run_dir, results);
+		return 2;
+	}
+	if (resume && run_dir_make(run_dir, why, sizeof(why)) < 0) {
+		fprintf(stderr, "crashtest: %s\n", why);
 		return 2;
 	}
 	if (resume && crash_resume_open(run_dir, run_id, options, &done) < 0)

@@ -71,6 +71,10 @@ tap_ok $? "the resume keeps the ext4 row, runs xfs again from nothing: all $imgs
 rc=$?
 [ "$rc" -eq 0 ] && grep -q 'is complete: nothing to resume' "$out/again.err"
 tap_ok $? "resuming a complete run does nothing (rc $rc)"
+"$H" crashtest "${args[@]}" --resume nosuch >/dev/null 2>"$out/nosuch.err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$out/nosuch.err")" -eq 1 ] && grep -q "nothing to resume at $out/nosuch" "$out/nosuch.err"
+tap_ok $? "resuming a run that is not there: one line naming where it looked (rc $rc)"
 
 # Killed in the checker phase of the first scenario: nothing is judged
 # yet, so there is no summary, and the resume runs every scenario.
