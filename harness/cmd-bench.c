@@ -560,7 +560,8 @@ int cmd_bench(int argc, char **argv)
 	if (b.resume) {
 		json_t *old, *now;
 
-		if (run_dir_make(b.run_dir, why, sizeof(why)) < 0) {
+		/* Only a run that is there is checked: nothing is made for a typo. */
+		if (!access(b.run_dir, F_OK) && run_dir_make(b.run_dir, why, sizeof(why)) < 0) {
 			fprintf(stderr, "bench: %s\n", why);
 			return 2;
 		}
