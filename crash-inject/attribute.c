@@ -125,3 +125,71 @@ void attribute_image(json_t *verdict, const struct adr_point *pt, const unsigned
 	add_causes(causes, json_object_get(verdict, "torn"), pt, keep, records, sym);
 	json_object_set_new(verdict, "causes", causes);
 }
+
+/*
+ * The tally is keyed by "why\nsite"; each entry counts the images that
+ * blamed it and the distinct records (a set of seqs, dropped on listing).
+ */
+void cause_tally_add(json_t *tally, json_t *verdict)
+{
+	json_t *seen = json_object(), *cause;
+	size_t i;
+
+	json_array_foreach(json_object_get(verdict, "causes"), i, cause) {
+		const char *site = json_string_value(json_object_get(cause, "site"));
+		const char *why = json_string_value(json_object_get(cause, "why"));
+		json_int_t seq = json_integer_value(json_object_get(cause, "seq"));
+		char key[400], seqkey[24];
+		json_t *e;
+
+		if (!site || !why)
+			continue;
+		snprintf(key, sizeof(key), "%s\n%s", why, site);
+		e = json_object_get(tally, key);
+		if (!e) {
+			e = json_pack("{s:s, s:s, s:I, s:I, s:{}}", "site", site, "why", why, "images", (json_int_t)0,
+				      "seq", seq, "seqs");
+			json_object_set_new(tally, key, e);
+		}
+		snprintf(seqkey, sizeof(seqkey), "%" PRId64, (int64_t)seq);
+		json_object_set(json_object_get(e, "seqs"), seqkey, json_true());
+		if (!json_object_get(seen, key)) {
+			json_object_set(seen, key, json_true());
+			json_object_set_new(e, "images", json_integer(json_integer_value(json_object_get(e, "images")) + 1));
+		}
+	}
+	json_decref(seen);
+}
+
+static json_int_t count(json_t *e, const char *key)
+{
+	return json_integer_value(json_object_get(e, key));
+}
+
+json_t *cause_tally_list(json_t *tally, size_t max)
+{
+	json_t *list = json_array(), *e;
+	const char *key;
+	size_t n;
+
+	json_object_foreach(tally, key, e) {
+		json_t *copy = json_pack("{s:O, s:O, s:O, s:I, s:O}", "site", json_object_get(e, "site"), "why",
+					 json_object_get(e, "why"), "images", json_object_get(e, "images"), "records",
+					 (json_int_t)json_object_size(json_object_get(e, "seqs")), "seq",
+					 json_object_get(e, "seq"));
+		size_t k;
+
+		/* Insertion into a list kept biggest first. */
+		for (k = 0; k < json_array_size(list); k++) {
+			json_t *o = json_array_get(list, k);
+
+			if (count(copy, "images") > count(o, "images") ||
+			    (count(copy, "images") == count(o, "images") && count(copy, "records") > count(o, "records")))
+				break;
+		}
+		json_array_insert_new(list, k, copy);
+	}
+	for (n = json_array_size(list); n > max; n--)
+		json_array_remove(list, n - 1);
+	return list;
+}

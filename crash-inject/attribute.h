@@ -29,4 +29,14 @@ struct record_map {
 void attribute_image(json_t *verdict, const struct adr_point *pt, const unsigned char *keep,
 		     const struct record_map *records, struct symbolizer *sym);
 
+/*
+ * A scenario's causes, summed over its images so that the summary can name
+ * them: tally is a JSON object the caller starts empty; cause_tally_add()
+ * counts one image's "causes" into it; cause_tally_list() returns the
+ * entries, biggest first, at most max: [{site, why, images, records, seq}]
+ * (records: distinct records lost to that site; seq: the first of them).
+ */
+void cause_tally_add(json_t *tally, json_t *verdict);
+json_t *cause_tally_list(json_t *tally, size_t max);
+
 #endif

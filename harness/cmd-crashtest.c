@@ -521,6 +521,18 @@ static size_t dedup_images(struct crash_run *c)
 	return twins;
 }
 
+static json_t *points_by_kind(const struct crash_run *c)
+{
+	json_t *by = json_pack("{s:i, s:i, s:i}", "ack", 0, "fence", 0, "time", 0);
+
+	for (size_t p = 0; p < c->npoints; p++) {
+		const char *k = c->points[p].kind;
+
+		json_object_set_new(by, k, json_integer(json_integer_value(json_object_get(by, k)) + 1));
+	}
+	return by;
+}
+
 /* The model's own health: a flush it could not place or a line it could not
  * hold means its images may keep what a real machine would lose. */
 static json_t *model_json(const struct crash_run *c, int *incomplete)
@@ -538,6 +550,8 @@ static json_t *model_json(const struct crash_run *c, int *incomplete)
 		      "fences", (json_int_t)k->fences, "unresolved_flushes", (json_int_t)k->unresolved_flushes,
 		      "overflow_lines", (json_int_t)k->overflow, "points", (json_int_t)c->npoints,
 		      "pending_at_last_point", (json_int_t)k->pending);
+	/* Which kinds of crash point the run reached: acks, sampled fences, times. */
+	json_object_set_new(m, "points_by_kind", points_by_kind(c));
 	if (k->unresolved_flushes)
 		json_object_set_new(m, "last_unresolved_pc", json_sprintf("0x%llx", (unsigned long long)k->last_unresolved_pc));
 	if (c->model.protocol_error[0])
@@ -615,7 +629,7 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	struct vm_hooks hooks = { .ctx = c, .on_line = writer_line, .on_tick = writer_tick, .tick_ms = 50,
 				  .poll_fd = writer_poll_fd, .on_fd = writer_fd };
 	json_t *counts = json_pack("{s:i, s:i, s:i, s:i}", "intact", 0, "lost", 0, "torn", 0, "fs-corrupt", 0);
-	json_t *unexpected = json_array(), *row;
+	json_t *unexpected = json_array(), *tally, *row;
 	struct symbolizer sym;
 	struct check_set check;
 	struct vm_options o;
@@ -718,6 +732,7 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		checker_pool_check(c->pool, &check);
 	t_check = now_s() - t_check;
 
+	tally = json_object();
 	if (is_adr(c))
 		user_symbolizer(c, &sym);
 	for (i = 0; i < c->nimages; i++) {
@@ -742,6 +757,7 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		if (im->point >= 0)
 			add_adr_facts(c, i, &sym);
 		v = json_string_value(json_object_get(chk->verdict, "verdict"));
+		cause_tally_add(tally, chk->verdict);
 		json_object_set_new(counts, v, json_integer(json_integer_value(json_object_get(counts, v)) + 1));
 		losses += !strcmp(v, "lost") || !strcmp(v, "torn");
 		expected = !((strcmp(v, "intact") && !strcmp(sc->expect, "intact")) || !strcmp(v, "fs-corrupt"));
@@ -785,6 +801,9 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		json_object_set_new(row, "writer_failure",
 				    json_string(r.message[0] ? r.message : "the program ended without finishing its job"));
 	json_object_set_new(row, "check_phases", checked_phases(c));
+	if (json_object_size(tally))
+		json_object_set_new(row, "causes", cause_tally_list(tally, 8));
+	json_decref(tally);
 	if (is_adr(c)) {
 		json_object_set_new(row, "model", model_json(c, &incomplete));
 		if (incomplete)
@@ -1153,6 +1172,7 @@ int cmd_crashtest(int argc, char **argv)
 		json_decref(options);
 		crash_resume_free(&done);
 		verdict_table(rows, stdout, TABLE_TEXT);
+		verdict_causes(rows, stdout, TABLE_TEXT);
 		printf("\n%lld crash images in %.0f s (accelerator %s); checking took %.0f s in %d checker guest%s at once: "
 		       "%.2f images/s, each with mount, verification and fsck", images, now_s() - t0, c.accel,
 		       check_s, c.checkers, c.checkers > 1 ? "s" : "", check_s > 0 ? (images - twins) / check_s : 0.0);

@@ -312,6 +312,7 @@ static void report_body(struct source *s, struct figures *figs, const char *dir,
 				     "is gone; torn: a record is partly written; fs-corrupt: fsck found damage or the "
 				     "image did not mount. 'may-lose' scenarios are allowed to lose or tear acknowledged records.");
 		verdict_matrix(json_object_get(s->crash, "scenarios"), out, fmt, NULL);
+		verdict_causes(json_object_get(s->crash, "scenarios"), out, fmt);
 		figures_out(figs, dir, out, fmt, CRASH_GROUP, NULL);
 	}
 }

@@ -34,7 +34,7 @@ const char *verdict_result(json_t *row)
 	lost = num(json_object_get(row, "verdicts"), "lost");
 	torn = num(json_object_get(row, "verdicts"), "torn");
 	if ((lost || torn) && !strcmp(str(row, "expect"), "lost"))
-		return "caught: acknowledged records lost, causes in the image JSONs";
+		return "caught: acknowledged records lost (why: below)";
 	if (lost && torn)
 		return "as allowed: acknowledged records were lost and torn";
 	if (lost || torn)
@@ -123,6 +123,43 @@ void verdict_matrix(json_t *rows, FILE *out, enum table_format fmt, const char *
 			cells[3 + f] = text[f];
 		}
 		table_row(&t, cells);
+	}
+	table_end(&t);
+}
+
+void verdict_causes(json_t *rows, FILE *out, enum table_format fmt)
+{
+	static const char *const header[] = { "scenario", "fs", "images", "records", "e.g.", "stored at", "why lost" };
+	static const int width[] = { 24, 11, 6, 7, 8, 44, 0 };
+	char n[3][24];
+	const char *cells[7];
+	struct table t;
+	json_t *row, *cause;
+	size_t i, k;
+	int any = 0;
+
+	json_array_foreach(rows, i, row)
+		any |= json_array_size(json_object_get(row, "causes")) > 0;
+	if (!any)
+		return;
+	table_note(out, fmt, "Why ADR images lost records: the dropped cache lines that lay inside each lost or torn "
+			     "record, by the store that last wrote them (user code as file:line, kernel code as "
+			     "function+offset). Each image's JSON names its own.");
+	table_begin(&t, out, fmt, NULL, 7, header, width);
+	json_array_foreach(rows, i, row) {
+		json_array_foreach(json_object_get(row, "causes"), k, cause) {
+			snprintf(n[0], sizeof(n[0]), "%lld", num(cause, "images"));
+			snprintf(n[1], sizeof(n[1]), "%lld", num(cause, "records"));
+			snprintf(n[2], sizeof(n[2]), "#%lld", num(cause, "seq"));
+			cells[0] = str(row, "scenario");
+			cells[1] = str(row, "fs");
+			cells[2] = n[0];
+			cells[3] = n[1];
+			cells[4] = n[2];
+			cells[5] = str(cause, "site");
+			cells[6] = str(cause, "why");
+			table_row(&t, cells);
+		}
 	}
 	table_end(&t);
 }

@@ -11,6 +11,8 @@
 void verdict_table(json_t *rows, FILE *out, enum table_format fmt);
 /* Scenario x filesystem: the verdict counts and whether they were expected. */
 void verdict_matrix(json_t *rows, FILE *out, enum table_format fmt, const char *caption);
+/* The summed "causes" of each row that has them (ADR losses), or nothing. */
+void verdict_causes(json_t *rows, FILE *out, enum table_format fmt);
 /* "as expected", "as allowed: ..." or "UNEXPECTED: ..." for one row. */
 const char *verdict_result(json_t *row);
 

@@ -66,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		verdict_table(json_object_get(doc, "scenarios"), devnull, TABLE_TEXT);
 		verdict_table(json_object_get(doc, "scenarios"), devnull, TABLE_MARKDOWN);
 		verdict_matrix(json_object_get(doc, "scenarios"), devnull, TABLE_HTML, "fuzz");
+		verdict_causes(json_object_get(doc, "scenarios"), devnull, TABLE_MARKDOWN);
 	}
 	json_decref(doc);
 	return 0;
