@@ -496,6 +496,12 @@ int cmd_bench(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
+	/* A run id becomes a directory name under --results. */
+	if (id && !name_is_safe(id, sizeof(b.run_id))) {
+		fprintf(stderr, "bench: run id '%.80s' cannot name a directory: use up to %zu letters, digits, '.', '_', '+' or '-', not starting with '.'\n",
+			id, sizeof(b.run_id) - 1);
+		return 2;
+	}
 	/* QUICK: a first look in about three minutes. Explicit options still win. */
 	if (b.quick) {
 		static const char *const q[] = { "--kernels", "--fs", "--jobs", "--reps", "--no-peer" };

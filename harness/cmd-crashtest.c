@@ -49,6 +49,7 @@
 #include "embed.h"
 #include "builtin.h"
 #include "jsonio.h"
+#include "names.h"
 #include "runinfo.h"
 #include "rundir.h"
 #include "textfile.h"
@@ -922,8 +923,17 @@ int cmd_crashtest(int argc, char **argv)
 		case 'k': c.kernel = c.checker_kernel = optarg; break;
 		case 'K': c.keep = 1; break;
 		case 'S': c.seed = strtoul(optarg, NULL, 0); break;
-		case 'i': snprintf(run_id, sizeof(run_id), "%s", optarg); break;
-		case 'R': snprintf(run_id, sizeof(run_id), "%s", optarg); resume = 1; break;
+		case 'i':
+		case 'R':
+			/* A run id becomes a directory name under --results. */
+			if (!name_is_safe(optarg, sizeof(run_id))) {
+				fprintf(stderr, "crashtest: run id '%.80s' cannot name a directory: use up to %zu letters, digits, '.', '_', '+' or '-', not starting with '.'\n",
+					optarg, sizeof(run_id) - 1);
+				return 2;
+			}
+			snprintf(run_id, sizeof(run_id), "%s", optarg);
+			resume = opt == 'R';
+			break;
 		case 'o': results = optarg; break;
 		case 'a': c.accel = optarg; break;
 		case 'L': platform = optarg; break;

@@ -109,4 +109,20 @@ sed 's/^/# /' "$out/theirs.err"
 [ "$rc" -eq 2 ] && [ "$(wc -l <"$out/theirs.err")" -eq 1 ] && grep -q 'is owned by uid 65534, not by you' "$out/theirs.err" &&
 	[ "$(find "$theirs" -printf '%p %u %m %s\n' | sort | md5sum)" = "$before" ]
 tap_ok $? "a run directory owned by another user is refused in one line, left untouched (rc $rc)"
+
+# A run id is a directory name: one that climbs out of --results, or carries
+# a slash, a newline or shell characters, is refused before anything is made.
+ids=$out/ids
+mkdir -p "$ids"
+bad=0
+for id in '../escape' 'a/b' '.hidden' 'two words' $'new\nline' 'x;rm' "$(printf 'x%.0s' $(seq 64))"; do
+	for cmd in crashtest bench; do
+		"$H" "$cmd" --results "$ids/r" --run-id "$id" >/dev/null 2>"$ids/err"
+		rc=$?
+		{ [ "$rc" -eq 2 ] && grep -q 'cannot name a directory' "$ids/err" && [ ! -e "$ids/r" ] &&
+			[ ! -e "$ids/escape" ]; } || { bad=$((bad + 1)); echo "# $cmd accepted run id '$id' (rc $rc)"; }
+	done
+done
+[ "$bad" -eq 0 ]
+tap_ok $? "run ids that are not safe directory names are refused by crashtest and bench, nothing made"
 tap_done
