@@ -44,8 +44,10 @@
  * stores into the region build (virtual page -> physical page, user pages
  * keyed by the address space's CR3); a kernel page not in the index is taken
  * through the kernel's linear map, whose offset the kernel's own stores into
- * the region give. A flush that neither resolves is counted in the state
- * (unresolved_flushes), never guessed.
+ * the region give, and a user page not in it (flushed through a mapping no
+ * store went through) by walking the address space's page tables, read
+ * through that linear map. A flush that none of these resolves is counted
+ * in the state (unresolved_flushes), never guessed.
  *
  * Crash points: the plugin holds the vCPU, says "point ..." on sock, and
  * waits for "go" while the harness copies the two files. It does so at
@@ -125,13 +127,13 @@ static GArray *flushes;		/* struct flush_rec */
 static int64_t linear_delta;	/* kernel vaddr - guest physical addr of the region */
 static int have_linear;
 
-/* Registers, numbered as in ModRM (0 rax ... 15 r15), then rip, fs/gs base, cr3. */
-enum { REG_RIP = 16, REG_FS_BASE, REG_GS_BASE, REG_CR3, NREGS };
+/* Registers, numbered as in ModRM (0 rax ... 15 r15), then rip, fs/gs base, cr3, cr4. */
+enum { REG_RIP = 16, REG_FS_BASE, REG_GS_BASE, REG_CR3, REG_CR4, NREGS };
 static struct qemu_plugin_register *regs[NREGS];
 static const char *const reg_names[NREGS] = {
 	"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
 	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
-	"rip", "fs_base", "gs_base", "cr3",
+	"rip", "fs_base", "gs_base", "cr3", "cr4",
 };
 
 /* Crash points. */
@@ -322,6 +324,48 @@ static void page_seen(uint64_t vaddr, uint64_t cr3, uint64_t region_off)
 	}
 }
 
+/* Eight bytes of guest-physical memory, read through the kernel's linear map. */
+static int read_phys_u64(uint64_t pa, uint64_t *v)
+{
+	g_autoptr(GByteArray) buf = g_byte_array_new();
+
+	if (!have_linear || pa >= (1ULL << 46) ||
+	    !qemu_plugin_read_memory_vaddr(pa + (uint64_t)linear_delta, buf, 8) || buf->len < 8)
+		return -1;
+	memcpy(v, buf->data, 8);
+	return 0;
+}
+
+/*
+ * A user page that no store into the region went through (a line written
+ * through one mapping and flushed through another, only read): walk the
+ * address space's page tables from CR3, four or five levels (CR4.LA57), as
+ * the MMU would (SDM Vol. 3A 4.5, "4-Level Paging and 5-Level Paging").
+ * Returns the guest-physical address, or -1 where a level is not present.
+ */
+static int walk_page_tables(uint64_t vaddr, uint64_t cr3, uint64_t *pa)
+{
+	const uint64_t addr_mask = 0x000ffffffffff000ULL;
+	int levels = read_reg(REG_CR4) & (1ULL << 12) ? 5 : 4;
+	uint64_t table = cr3 & addr_mask, e;
+
+	for (int l = levels; l >= 1; l--) {
+		int shift = 12 + 9 * (l - 1);
+
+		if (read_phys_u64(table + ((vaddr >> shift) & 511) * 8, &e) < 0 || !(e & 1))
+			return -1;
+		/* A 4 KiB page, or a 1 GiB / 2 MiB one (PS in a PDPTE or PDE). */
+		if (l == 1 || (l <= 3 && (e & 0x80))) {
+			uint64_t in_page = (1ULL << shift) - 1;
+
+			*pa = (e & addr_mask & ~in_page) | (vaddr & in_page);
+			return 0;
+		}
+		table = e & addr_mask;
+	}
+	return -1;
+}
+
 /* Region offset of a virtual address: 0 resolved, 1 outside the region, -1 unknown. */
 static int resolve(uint64_t vaddr, uint64_t cr3, uint64_t *region_off)
 {
@@ -332,7 +376,16 @@ static int resolve(uint64_t vaddr, uint64_t cr3, uint64_t *region_off)
 		*region_off = GPOINTER_TO_SIZE(v) - 1 + (vaddr & (PAGE - 1));
 		return 0;
 	}
-	if (vaddr < KERNEL_BASE || !have_linear)
+	if (vaddr < KERNEL_BASE) {
+		if (walk_page_tables(vaddr, cr3, &pa) < 0)
+			return -1;
+		if (pa - base >= size)
+			return 1;
+		*region_off = pa - base;
+		page_seen(vaddr, cr3, *region_off);
+		return 0;
+	}
+	if (!have_linear)
 		return -1;
 	pa = vaddr - (uint64_t)linear_delta;
 	/* The linear map covers at most 64 TiB of physical memory. */
