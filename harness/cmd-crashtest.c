@@ -61,7 +61,17 @@
 
 struct scenario {
 	char name[64], job[256], mode[24], platform[8], expect[16];
+	char fs[64];		/* the filesystems it runs on, comma-separated; "*": any */
+	char check[260];	/* a program row (job is a C source): its checker, or "" */
 };
+
+/* A row whose job is a program (a C source) rather than a fio job file. */
+static int is_program_row(const struct scenario *s)
+{
+	size_t n = strlen(s->job);
+
+	return n > 2 && !strcmp(s->job + n - 2, ".c");
+}
 
 struct image {
 	char path[1024];
@@ -111,6 +121,8 @@ struct crash_run {
 	const char *program, *check;
 	int checkers;		/* checker guests at once */
 	struct checker_pool *pool;	/* up from the first scenario to the last */
+	/* a program row's checker guests, booted for its images only */
+	const struct checker_options *row_checker;
 	/* per image: what the checker needs and says (same index as images) */
 	struct check_item *checks;
 };
@@ -133,10 +145,31 @@ static int load_scenarios(struct scenario *s, int max)
 		fprintf(stderr, "crashtest: cannot read crash-inject/scenarios (run from the repository top)\n");
 		return -1;
 	}
-	while (n < max && fgets(line, sizeof(line), f))
-		if (line[0] != '#' && sscanf(line, "%63s %255s %23s %7s %15s", s[n].name, s[n].job,
-					     s[n].mode, s[n].platform, s[n].expect) == 5)
-			n++;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		int fields;
+
+		if (line[0] == '#')
+			continue;
+		fields = sscanf(line, "%63s %255s %23s %7s %15s %63s", s[n].name, s[n].job, s[n].mode,
+				s[n].platform, s[n].expect, s[n].fs);
+		if (fields < 5)
+			continue;
+		/* Job files run on the DAX filesystems of every run. */
+		if (fields == 5 || !strcmp(s[n].fs, "-"))
+			snprintf(s[n].fs, sizeof(s[n].fs), "ext4,xfs");
+		/* A program row's checker is its source's "-check.c" twin. */
+		s[n].check[0] = '\0';
+		if (is_program_row(&s[n])) {
+			snprintf(s[n].check, sizeof(s[n].check), "%.*s-check.c", (int)strlen(s[n].job) - 2, s[n].job);
+			if (access(s[n].job, R_OK) || access(s[n].check, R_OK)) {
+				fprintf(stderr, "crashtest: scenario %s needs %s and %s\n", s[n].name, s[n].job,
+					s[n].check);
+				fclose(f);
+				return -1;
+			}
+		}
+		n++;
+	}
 	fclose(f);
 	return n;
 }
@@ -729,7 +762,9 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 				    .nacks = c->nacks, .items = c->checks, .nitems = c->nimages,
 				    .write_image = write_checked, .ctx = c };
 	t_check = now_s();
-	if (c->pool)
+	if (c->row_checker)
+		checker_run(c->row_checker, &check);
+	else if (c->pool)
 		checker_pool_check(c->pool, &check);
 	t_check = now_s() - t_check;
 
@@ -843,6 +878,40 @@ static json_t *program_json(const char *spec)
 }
 
 /*
+ * A program row of the scenario table (the CoW cases): its program and
+ * checker are built into the run's user/<scenario>/, and its images go to
+ * checker guests of its own, which carry its checker. prog and check are
+ * the binaries' paths (len bytes each).
+ */
+static int program_row_begin(struct crash_run *c, const struct scenario *sc, const char *run_dir,
+			     const struct checker_options *pool, struct checker_options *row, char *prog,
+			     char *check, size_t len)
+{
+	char dir[1100], why[1200];
+
+	snprintf(dir, sizeof(dir), "%s/user", run_dir);
+	if (run_dir_make(dir, why, sizeof(why)) < 0) {
+		fprintf(stderr, "crashtest: %s\n", why);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s/user/%s", run_dir, sc->name);
+	if (run_dir_make(dir, why, sizeof(why)) < 0) {
+		fprintf(stderr, "crashtest: %s\n", why);
+		return -1;
+	}
+	snprintf(prog, len, "%s/program", dir);
+	snprintf(check, len, "%s/check", dir);
+	if (user_program_build(sc->job, prog, NULL, NULL) < 0 || user_program_build(sc->check, check, NULL, NULL) < 0)
+		return -1;
+	*row = *pool;
+	row->check = check;
+	c->program = prog;
+	c->check = check;
+	c->row_checker = row;
+	return 0;
+}
+
+/*
  * What decides a run's verdicts, recorded in run.json: --resume finishes a
  * run only with the same (the checker count and accelerator may change).
  */
@@ -900,9 +969,11 @@ int cmd_crashtest(int argc, char **argv)
 	const char *program = NULL, *check = NULL, *mode = "shared", *platform = NULL;
 	const char *cflags = NULL, *ldlibs = NULL;
 	char prog_bin[1100], check_bin[1100], adr_plugin[1100];
+	char pool_golden[1100], pool_dir[1200];
+	struct checker_options pool_opts, row_opts;
 	struct crash_run c = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "auto",
 			       .seed = 1, .adr = { .subsets = 20, .fence_max = 4, .fence_period = 200 } };
-	const char *fss = "ext4 xfs", *only = NULL, *results = "results/runs";
+	const char *fss = NULL, *only = NULL, *results = "results/runs";
 	char why[1400] = "";
 	struct scenario sc[32];
 	char run_id[64] = "", run_dir[1024], path[1200], *fsl, *tok, *save;
@@ -948,6 +1019,10 @@ int cmd_crashtest(int argc, char **argv)
 	}
 	if (!c.checkers)
 		c.checkers = checker_default_parallel();
+	/* The reflinked xfs runs only the rows made for it (the CoW cases); a
+	 * user's program runs on each filesystem it is given. */
+	if (!fss)
+		fss = program ? "ext4 xfs" : "ext4 xfs xfs-reflink";
 	c.build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
 	if (platform && strcmp(platform, "eadr") && strcmp(platform, "adr")) {
 		fprintf(stderr, "crashtest: unknown platform '%s' (eadr: every executed store durable; adr: the cache model)\n",
@@ -1079,20 +1154,21 @@ int cmd_crashtest(int argc, char **argv)
 		snprintf(sc[0].mode, sizeof(sc[0].mode), "%s", mode);
 		snprintf(sc[0].expect, sizeof(sc[0].expect), "intact");
 		snprintf(sc[0].platform, sizeof(sc[0].platform), "%s", platform ? platform : "eadr");
+		snprintf(sc[0].fs, sizeof(sc[0].fs), "*");
 		only = NULL;
 	}
 	{
 		/* The checker guests boot while the first writer runs, and stay up
 		 * to the last scenario. Every golden image has the same namespace,
 		 * so any of them will do to boot with. */
-		char golden[1100], dir[1200], *first = strdup(fss);
-		struct checker_options co = { .build = c.build, .accel = c.accel, .kernel = c.checker_kernel,
-					      .golden = golden, .dir = dir, .check = c.check,
-					      .parallel = c.checkers };
+		char *first = strdup(fss);
 
-		snprintf(golden, sizeof(golden), "%s/images/%s.img", c.build, strtok_r(first, " ,", &save));
-		snprintf(dir, sizeof(dir), "%s/crash", run_dir);
-		c.pool = checker_pool_start(&co);
+		pool_opts = (struct checker_options){ .build = c.build, .accel = c.accel, .kernel = c.checker_kernel,
+						      .golden = pool_golden, .dir = pool_dir, .check = c.check,
+						      .parallel = c.checkers };
+		snprintf(pool_golden, sizeof(pool_golden), "%s/images/%s.img", c.build, strtok_r(first, " ,", &save));
+		snprintf(pool_dir, sizeof(pool_dir), "%s/crash", run_dir);
+		c.pool = checker_pool_start(&pool_opts);
 		free(first);
 	}
 	fsl = strdup(fss);
@@ -1101,6 +1177,8 @@ int cmd_crashtest(int argc, char **argv)
 			json_t *row;
 
 			if ((only && !in_list(only, sc[i].name)) || (platform && strcmp(platform, sc[i].platform)))
+				continue;
+			if (strcmp(sc[i].fs, "*") && !in_list(sc[i].fs, tok))
 				continue;
 			if (resume && (row = crash_resume_row(&done, sc[i].name, tok))) {
 				fprintf(stderr, "crashtest: %s on %s: judged before the interruption, kept\n", sc[i].name,
@@ -1114,7 +1192,16 @@ int cmd_crashtest(int argc, char **argv)
 				continue;
 			}
 			fprintf(stderr, "crashtest: %s on %s (%s) ...\n", sc[i].name, tok, sc[i].mode);
+			if (!program && is_program_row(&sc[i])) {
+				if (program_row_begin(&c, &sc[i], run_dir, &pool_opts, &row_opts, prog_bin, check_bin,
+						      sizeof(prog_bin)) < 0) {
+					failures++;
+					continue;
+				}
+			}
 			row = run_scenario(&c, &sc[i], tok, run_dir);
+			if (!program)
+				c.program = c.check = NULL, c.row_checker = NULL;
 			if (!row && c.disk_full[0]) {
 				fprintf(stderr, "crashtest: %s on %s stopped: %s; the summary holds the %zu scenario%s judged before (%s/crash/summary.json); free space, then finish the run with --resume %s (make crashtest RESUME=%s)\n",
 					sc[i].name, tok, c.disk_full, json_array_size(rows),

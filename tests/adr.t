@@ -113,7 +113,8 @@ blamed=$(jq -s --arg s "adr-noflush.c:$store_line (main)" \
 	"$dir"/image-*.json)
 example=$(jq -r -s 'map(select(.verdict == "lost")) | .[0] | "record \(.causes[0].seq) lost: stored at \(.causes[0].site), \(.causes[0].why)"' "$dir"/image-*.json)
 echo "# $lost images lost or tore records; $blamed name adr-noflush.c:$store_line for every record; e.g. $example"
-[ "$rc" -eq 1 ] && [ "${lost:-0}" -gt 0 ] && [ "$blamed" = "$lost" ]
+[ "$rc" -eq 1 ] && [ "${lost:-0}" -gt 0 ] && [ "$blamed" = "$lost" ] &&
+	jq -e '.scenarios[0].model.unresolved_flushes == 0' "$out/noflush/crash/summary.json" >/dev/null
 tap_ok $? "forgot to flush: caught under ADR, every lost record traced to adr-noflush.c:$store_line"
 
 crash noflush-eadr --program tests/fixtures/adr-noflush.c --platform eadr
@@ -128,9 +129,11 @@ crash flush --program tests/fixtures/adr-flush.c --platform adr
 rc=$?
 sum=$out/flush/crash/summary.json
 n=$(jq '.scenarios[0].images' "$sum")
+fences=$(jq '.scenarios[0].model.points_by_kind.fence' "$sum")
 [ "$rc" -eq 0 ] && jq -e '.scenarios[0] | .verdicts.intact == .images and .images > 0 and
-	.model.unresolved_flushes == 0 and .model.flushes >= 4096 and .model.pending_at_last_point == 0' "$sum" >/dev/null
-tap_ok $? "its correct twin (clwb + sfence per record): all $n ADR images intact, 4096+ flushes, none unresolved"
+	.model.unresolved_flushes == 0 and .model.flushes >= 4096 and .model.pending_at_last_point == 0 and
+	.model.points_by_kind.fence > 0' "$sum" >/dev/null
+tap_ok $? "its correct twin (clwb + sfence per record): all $n ADR images intact (${fences:-0} taken at fences), 4096+ flushes, none unresolved"
 
 # The kernel's own write-back: msync flushes the user's lines through the
 # linear map, which the model must resolve.
@@ -142,31 +145,48 @@ grep -E '^ *shared-msync-adr ' "$out/msync.out" | sed 's/^/# /'
 	.model.flushes > 0' "$sum" >/dev/null
 tap_ok $? "msync under ADR: every image intact, the kernel's flushes all resolved"
 
-crash ntstore --scenarios sync-ntstore-nofence-adr
+# The writer's two planted fence bugs: every lost or torn record is blamed
+# on a source line of the writer, for the reason its bug gives, and the
+# summary names that line too.
+crash planted --scenarios sync-clwb-nofence-adr,sync-ntstore-nofence-adr
 rc=$?
-grep -E '^ *sync-ntstore-nofence-adr ' "$out/ntstore.out" | sed 's/^/# /'
-dir=$out/ntstore/crash/sync-ntstore-nofence-adr__ext4
-nt=$(jq -s '[.[] | select(.verdict == "lost" or .verdict == "torn") | .causes[] | select(.why == "non-temporal store, never fenced")] | length' \
-	"$dir"/image-*.json)
-[ "$rc" -eq 0 ] && [ "${nt:-0}" -gt 0 ]
-tap_ok $? "unfenced non-temporal stores (planted in the writer): caught, $nt records blamed on NT stores never fenced"
+sum=$out/planted/crash/summary.json
+grep -E '^ *sync-(clwb|ntstore)-nofence-adr ' "$out/planted.out" | sed 's/^/# /'
+for s in "sync-clwb-nofence-adr:written back, never fenced" "sync-ntstore-nofence-adr:non-temporal store, never fenced"; do
+	name=${s%%:*} why=${s#*:}
+	dir=$out/planted/crash/${name}__ext4
+	counts=$(jq -s -c --arg why "$why" '[.[] | select(.verdict == "lost" or .verdict == "torn") | .causes[]] |
+		{all: length, blamed: map(select(.why == $why and ((.site // "") | test("^[A-Za-z0-9_./+-]+\\.c:[0-9]+")))) | length}' \
+		"$dir"/image-*.json)
+	top=$(jq -r --arg n "$name" '.scenarios[] | select(.scenario == $n) | .causes[0] | "\(.site), \(.why) (\(.images) images, \(.records) records)"' "$sum")
+	echo "# $name: causes $counts; summary: $top"
+	[ "$rc" -eq 0 ] && [ "$(jq '.all > 0 and .all == .blamed' <<<"$counts")" = true ] &&
+		jq -e --arg n "$name" --arg why "$why" '.scenarios[] | select(.scenario == $n) |
+			.model.unresolved_flushes == 0 and ((.causes[0].site // "") | test("\\.c:[0-9]+")) and .causes[0].why == $why' \
+			"$sum" >/dev/null
+	tap_ok $? "$name (planted): caught, every record blamed on a writer source line, '$why'; the summary names it"
+done
+grep -q '^Why ADR images lost records' "$out/planted.out"
+tap_ok $? "crashtest's summary says why the ADR images lost records"
 
 # The kernel's own missing write-back: a write fault on a reflinked block
 # copies the block with cached stores (dax_iomap_copy_around()). The
 # program flushes only its own line.
 reflink() { # id kernel mode [program [platform]]
 	"$H" crashtest --fs xfs-reflink --kernel "$2" --results "$out" --run-id "$1" \
-		--program "tests/fixtures/${4:-adr-reflink}.c" --check tests/fixtures/adr-reflink-check.c \
+		--program "workloads/crash/${4:-cow-reflink}.c" --check workloads/crash/cow-reflink-check.c \
 		--mode "$3" --platform "${5:-adr}" >"$out/$1.out" 2>"$out/$1.err"
 }
 # Lost images that drop a kernel store never written back and nothing else
 # the checker reads: a crash between the program's memset and its clwb also
-# drops the program's own first line, which adr-reflink-check.c does not check.
+# drops the program's own first line, which cow-reflink-check.c does not check.
+# A kernel store is named by its function and offset (the flavour's System.map).
 kernel_blamed() { # dir
 	jq -s '[.[] | select(.verdict == "lost") |
-		select(any(.dropped_sites[]; (.pc | startswith("0xffff")) and .why == "never written back")) |
+		select(any(.dropped_sites[]; (.pc | startswith("0xffff")) and .why == "never written back" and
+			(.site | test("^[A-Za-z_][A-Za-z0-9_.]*\\+0x[0-9a-f]+$")))) |
 		select(all(.dropped_sites[]; ((.pc | startswith("0xffff")) and .why == "never written back") or
-			(.site | startswith("adr-reflink.c:"))))] | length' "$1"/image-*.json
+			(.site | startswith("cow-reflink.c:"))))] | length' "$1"/image-*.json
 }
 all_intact_adr() { # summary: the program finished, images were taken, every one intact, every flush resolved
 	[ "$(jq '.scenarios[0] | .images > 0 and .verdicts.intact == .images and .model.unresolved_flushes == 0 and
@@ -174,9 +194,30 @@ all_intact_adr() { # summary: the program finished, images were taken, every one
 }
 unblamed() { # dir: on a mismatch, show one lost image the rule above does not explain
 	jq -s -c 'map(select(.verdict == "lost") | select(all(.dropped_sites[]; ((.pc | startswith("0xffff")) and
-		.why == "never written back") or (.site | startswith("adr-reflink.c:"))) | not)) | .[0] |
+		.why == "never written back") or (.site | startswith("cow-reflink.c:"))) | not)) | .[0] |
 		select(. != null) | {point, acked, dropped_sites}' "$1"/image-*.json | sed 's/^/# not explained: /'
 }
+# The CoW rows of the scenario table, on the default kernel (6.1-aware): the
+# MAP_SYNC program loses the kernel's copy under ADR, every loss blamed on a
+# kernel function, and under eADR it keeps every record.
+if [ -e "$B/images/xfs-reflink.img" ]; then
+	crash cow --fs xfs-reflink --scenarios cow-sync,cow-sync-adr
+	rc=$?
+	sum=$out/cow/crash/summary.json
+	grep -E '^ *cow-sync(-adr)? ' "$out/cow.out" | sed 's/^/# /'
+	dir=$out/cow/crash/cow-sync-adr__xfs-reflink
+	lost=$(jq '.scenarios[] | select(.scenario == "cow-sync-adr") | .verdicts.lost' "$sum")
+	blamed=$(kernel_blamed "$dir")
+	echo "# scenario table, 6.1-aware: cow-sync-adr $lost lost images, $blamed explained by kernel stores never written back"
+	{ [ "$rc" -eq 0 ] && [ "${lost:-0}" -gt 0 ] && [ "$blamed" = "$lost" ] || { unblamed "$dir"; false; }; } &&
+		jq -e '[.scenarios[] | select(.scenario == "cow-sync-adr")][0] | .model.unresolved_flushes == 0 and
+			(.causes[0].site | test("^[A-Za-z_][A-Za-z0-9_.]*\\+0x[0-9a-f]+$"))' "$sum" >/dev/null &&
+		jq -e '[.scenarios[] | select(.scenario == "cow-sync")][0] | .images > 0 and .verdicts.intact == .images' \
+			"$sum" >/dev/null
+	tap_ok $? "scenario rows cow-sync-adr and cow-sync (6.1-aware): MAP_SYNC's CoW copy lost under ADR, blamed on the kernel; intact under eADR"
+else
+	tap_skip "scenario rows cow-sync-adr and cow-sync" "needs the xfs-reflink image (make images)"
+fi
 if [ ! -e "$B/kernels/6.12-aware-cowuntracked/bzImage" ] || [ ! -e "$B/kernels/6.12-aware/bzImage" ] ||
 	[ ! -e "$B/kernels/6.12-stock/bzImage" ] || [ ! -e "$B/images/xfs-reflink.img" ]; then
 	tap_skip "reflink CoW under ADR" "needs 6.12-stock, 6.12-aware, 6.12-aware-cowuntracked and the xfs-reflink image (make test-kernels images)"
@@ -190,7 +231,8 @@ lost=$(jq '.scenarios[0].verdicts.lost' "$out/rl-aware/crash/summary.json")
 blamed=$(kernel_blamed "$dir")
 site=$(jq -r -s 'map(select(.verdict == "lost")) | .[0].dropped_sites[0].site' "$dir"/image-*.json)
 echo "# aware + clwb + fsync on a reflinked file (series v1 CoW behaviour): $lost lost images, $blamed explained by kernel stores never written back, e.g. $site"
-[ "${lost:-0}" -gt 0 ] && [ "$blamed" = "$lost" ] || { unblamed "$dir"; false; }
+{ [ "${lost:-0}" -gt 0 ] && [ "$blamed" = "$lost" ] || { unblamed "$dir"; false; }; } &&
+	jq -e '.scenarios[0].model.unresolved_flushes == 0' "$out/rl-aware/crash/summary.json" >/dev/null
 tap_ok $? "finding: series v1's aware CoW fault, the program flushing its line and calling fsync, loses the kernel's copy of the block under ADR"
 # v2 leaves the aware program with MAP_SHARED's narrower window only (a log
 # force between the fault and the program's fsync, found below and closed by
@@ -208,13 +250,14 @@ lost=$(jq '.scenarios[0].verdicts.lost' "$out/rl-sync/crash/summary.json")
 dir=$out/rl-sync/crash/program__xfs-reflink
 blamed=$(kernel_blamed "$dir")
 echo "# MAP_SYNC + clwb, no fsync, on a reflinked file (6.12-stock): $lost lost images, $blamed explained by kernel stores never written back"
-[ "${lost:-0}" -gt 0 ] && [ "$blamed" = "$lost" ] || { unblamed "$dir"; false; }
+{ [ "${lost:-0}" -gt 0 ] && [ "$blamed" = "$lost" ] || { unblamed "$dir"; false; }; } &&
+	jq -e '.scenarios[0].model.unresolved_flushes == 0' "$out/rl-sync/crash/summary.json" >/dev/null
 tap_ok $? "finding: upstream MAP_SYNC CoW fault loses the kernel's copy of the block under ADR (no fsync after the fault)"
 # A bystander's fsync forces the xfs log between our fault and our fsync:
 # the fault's CoW remap becomes durable while the kernel's copy of the block
 # is still in the CPU cache. MAP_SHARED's dirty tracking cannot help, since
 # our fsync comes too late.
-reflink rl-bystander 6.12-stock shared adr-reflink-bystander
+reflink rl-bystander 6.12-stock shared cow-reflink-bystander
 sum=$out/rl-bystander/crash/summary.json
 lost=$(jq '.scenarios[0].verdicts.lost' "$sum")
 dir=$out/rl-bystander/crash/program__xfs-reflink
@@ -223,7 +266,7 @@ echo "# MAP_SHARED + clwb + fsync, another file fsynced after each fault (6.12-s
 jq -c '.scenarios[0] | {images, verdicts, unresolved: .model.unresolved_flushes}' "$sum" | sed 's/^/# /'
 { [ "${lost:-0}" -gt 0 ] && [ "$blamed" = "$lost" ] || { unblamed "$dir"; false; }; } && jq -e '.scenarios[0].model.unresolved_flushes == 0' "$sum" >/dev/null
 tap_ok $? "finding: upstream MAP_SHARED CoW fault loses the acknowledged block under ADR when another fsync commits the remap before ours"
-reflink rl-bystander-eadr 6.12-stock shared adr-reflink-bystander eadr
+reflink rl-bystander-eadr 6.12-stock shared cow-reflink-bystander eadr
 sum=$out/rl-bystander-eadr/crash/summary.json
 jq -c '.scenarios[0] | {images, verdicts}' "$sum" | sed 's/^/# /'
 [ "$(jq '.scenarios[0].images > 0 and .scenarios[0].verdicts.intact == .scenarios[0].images' "$sum")" = true ]
@@ -235,7 +278,7 @@ if [ ! -e "$B/kernels/6.12-stock-cowflush/bzImage" ]; then
 	tap_skip "CoW twin" "needs 6.12-stock-cowflush (make test-kernels)"
 	tap_done
 fi
-reflink rl-bystander-fix 6.12-stock-cowflush shared adr-reflink-bystander
+reflink rl-bystander-fix 6.12-stock-cowflush shared cow-reflink-bystander
 sum=$out/rl-bystander-fix/crash/summary.json
 jq -c '.scenarios[0] | {images, verdicts, flushes: .model.flushes, unresolved: .model.unresolved_flushes}' "$sum" | sed 's/^/# /'
 all_intact_adr "$sum"
