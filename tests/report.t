@@ -97,18 +97,21 @@ else
 	# their shape, and the plot of its verdicts is still drawn.
 	cp -r "$fx/crash" "$out/hostile"
 	jq '.scenarios[0].scenario = "<script>document.title=\"pwned\"</script><img src=x onerror=\"document.body.dataset.pwned=1\">|x|y" |
-		.scenarios[0].mode = "a|b\nc"' "$fx/crash/crash/summary.json" >"$out/hostile/crash/summary.json"
+		.scenarios[0].mode = "a|b\nc" |
+		.scenarios[1].causes = [{site: "<script>document.title=\"pwned\"</script>x.c:1 (main)", why: "never written back|x",
+			images: 3, records: 2, seq: 7}]' "$fx/crash/crash/summary.json" >"$out/hostile/crash/summary.json"
 	"$H" report "$out/hostile" >/dev/null 2>"$out/hostile.err"
 	rc=$?
 	hp=$out/hostile/report
 	browser --dump-dom "file://$PWD/$hp/index.html" >"$out/hostile-dom.html"
-	cols=$(tr -d '\n' <"$out/hostile-dom.html" | sed 's#</tr>#\n#g' | grep -E '<tr><th>scenario</th>|<tr><td>&lt;script' |
+	cols=$(tr -d '\n' <"$out/hostile-dom.html" | sed 's#</tr>#\n#g' | grep -E '<tr><th>scenario</th><th>mode</th>|<tr><td>&lt;script' |
 		awk '{ print gsub(/<t[hd][ >]/, "") }' | tr '\n' ' ')
-	pipes=$(grep -E '^\| (scenario|&lt;script)' "$hp/report.md" | sed 's/\\|//g' | awk '{ print gsub(/\|/, "") }' | tr '\n' ' ')
+	pipes=$(grep -E '^\| (scenario \| mode|&lt;script)' "$hp/report.md" | sed 's/\\|//g' | awk '{ print gsub(/\|/, "") }' | tr '\n' ' ')
+	cause_pipes=$(grep -E '^\| shared-msync \| ext4 \| 3 \| 2 ' "$hp/report.md" | sed 's/\\|//g' | awk '{ print gsub(/\|/, "") }')
 	echo "# header and hostile row: $cols<th>/<td>; markdown pipes: $pipes"
 	[ "$rc" -eq 0 ] && grep -q '<title>MAP_PMEM_AWARE run' "$out/hostile-dom.html" &&
 		! grep -q '<title>pwned\|data-pwned\|<script\|<img' "$out/hostile-dom.html" &&
-		[ "$cols" = "5 5 " ] && [ "$pipes" = "6 6 " ] && grep -q '&lt;script>document.title=' "$hp/crash-verdicts.svg"
+		[ "$cols" = "5 5 " ] && [ "$pipes" = "6 6 " ] && [ "$cause_pipes" = 8 ] && grep -q '&lt;script>document.title=' "$hp/crash-verdicts.svg"
 	tap_ok $? "names with <script>, quotes, | and a newline render inert in HTML, markdown and the plot (rc $rc)"
 	# The check can fail: the same page with the names left raw runs the script.
 	sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g' "$hp/index.html" >"$hp/raw.html"
