@@ -396,23 +396,43 @@ int job_file_parse_string(const char *text, struct job_file *jf)
 	return parse("<string>", text, jf);
 }
 
+/* A job file is text of at most this much; anything larger is not one. */
+#define JOB_FILE_MAX (1 << 20)
+
 int job_file_parse(const char *path, struct job_file *jf)
 {
 	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0;
-	int ret;
+	char *text, *nul;
+	size_t len;
+	int ret = -1;
 
 	if (!f) {
 		fprintf(stderr, "%s: cannot open job file: %s\n", path, strerror(errno));
 		return -1;
 	}
-	if (getdelim(&text, &len, '\0', f) < 0) {
-		free(text);
-		text = strdup("");
+	/* Read it whole: a directory fails here (EISDIR), not as an empty file. */
+	text = malloc(JOB_FILE_MAX + 2);
+	if (!text) {
+		fprintf(stderr, "%s: cannot read job file: %s\n", path, strerror(errno));
+		fclose(f);
+		return -1;
 	}
+	len = fread(text, 1, JOB_FILE_MAX + 1, f);
+	text[len] = '\0';
+	if (ferror(f))
+		fprintf(stderr, "%s: cannot read job file: %s\n", path, strerror(errno));
+	else if (len > JOB_FILE_MAX)
+		fprintf(stderr, "%s: larger than %d KiB: not a job file\n", path, JOB_FILE_MAX >> 10);
+	else if ((nul = memchr(text, '\0', len))) {
+		/* Text after a NUL would be dropped without a word. */
+		int line = 1;
+
+		for (char *p = text; p < nul; p++)
+			line += *p == '\n';
+		fprintf(stderr, "%s:%d: a NUL byte: a job file is text\n", path, line);
+	} else
+		ret = parse(path, text, jf);
 	fclose(f);
-	ret = parse(path, text, jf);
 	free(text);
 	return ret;
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit test: fio-style job files, good and bad, through libinih. */
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "job.h"
@@ -9,8 +12,8 @@
 
 static char errbuf[4096];
 
-/* Parse text with stderr captured into errbuf. */
-static int parse(const char *text, struct job_file *jf)
+/* Parse text, or the file path when text is NULL, with stderr captured into errbuf. */
+static int parse_capture(const char *text, const char *path, struct job_file *jf)
 {
 	FILE *tmp = tmpfile();
 	int saved = dup(2), ret;
@@ -18,7 +21,7 @@ static int parse(const char *text, struct job_file *jf)
 
 	fflush(stderr);
 	dup2(fileno(tmp), 2);
-	ret = job_file_parse_string(text, jf);
+	ret = text ? job_file_parse_string(text, jf) : job_file_parse(path, jf);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -27,6 +30,11 @@ static int parse(const char *text, struct job_file *jf)
 	errbuf[n] = '\0';
 	fclose(tmp);
 	return ret;
+}
+
+static int parse(const char *text, struct job_file *jf)
+{
+	return parse_capture(text, NULL, jf);
 }
 
 static struct job_file jf;
@@ -102,13 +110,83 @@ static const struct {
 	  "<string>:1: section name 'a2345" },
 	{ "not an INI line", "[j]\n!!!\n", "<string>:2: not an INI line" },
 	{ "empty key", "[j]\n= 3\n", "<string>:2: a value without a key" },
+	{ "an empty file", "", "<string>: no job sections" },
+	{ "a file of comments only", "; one\n# two\n\n", "<string>: no job sections" },
 };
+
+/* Files the string parser cannot be given: each is refused in one line naming it. */
+static char dir[] = "/tmp/unit-job-parse.XXXXXX";
+
+static void put(const char *name, const char *text, size_t len, char *path, size_t size)
+{
+	FILE *f;
+
+	snprintf(path, size, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f || fwrite(text, 1, len, f) != len || fclose(f))
+		exit(1);
+}
+
+static int bad_file(const char *name, const char *path, const char *message)
+{
+	int ret = parse_capture(NULL, path, &jf), lines = 0;
+	char *p;
+
+	for (p = errbuf; *p; p++)
+		lines += *p == '\n';
+	tap_result(ret < 0 && strstr(errbuf, message) && lines == 1 ? TAP_PASS : TAP_FAIL, name, NULL);
+	if (ret == 0 || !strstr(errbuf, message) || lines != 1)
+		tap_diag("got: %s", errbuf);
+	return 1;
+}
+
+static int files(void)
+{
+	static const char nul[] = "[a]\nbs=4k\n\0\nbs=8k\n";
+	static const char *const made[] = { "nul.fio", "huge.fio", "ok.fio" };
+	char path[256], want[512];
+	int n = 0, fd;
+	size_t i;
+
+	if (!mkdtemp(dir))
+		exit(1);
+	put("nul.fio", nul, sizeof(nul) - 1, path, sizeof(path));
+	snprintf(want, sizeof(want), "%s:3: a NUL byte", path);
+	n += bad_file("a NUL byte: refused at its line, not read as the end of the file", path, want);
+
+	snprintf(path, sizeof(path), "%s/missing.fio", dir);
+	snprintf(want, sizeof(want), "%s: cannot open job file: No such file or directory", path);
+	n += bad_file("a file that does not exist", path, want);
+
+	snprintf(want, sizeof(want), "%s: cannot read job file: Is a directory", dir);
+	n += bad_file("a directory: refused as one, not read as an empty file", dir, want);
+
+	snprintf(path, sizeof(path), "%s/huge.fio", dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	if (fd < 0 || ftruncate(fd, (2 << 20) + 1) < 0 || close(fd) < 0)
+		exit(1);
+	snprintf(want, sizeof(want), "%s: larger than 1024 KiB: not a job file", path);
+	n += bad_file("a file larger than any job file (/dev/zero, an image)", path, want);
+
+	put("ok.fio", "[a]\nbs=8k\n", 10, path, sizeof(path));
+	tap_result(parse_capture(NULL, path, &jf) == 0 && jf.njobs == 1 && jf.jobs[0].bs == 8192 ? TAP_PASS : TAP_FAIL,
+		   "a good file parses from disk", NULL);
+	n++;
+	for (i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, made[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+	return n;
+}
+
+#define NFILES 5
 
 int main(void)
 {
 	size_t i, n = sizeof(bad) / sizeof(bad[0]);
 
-	tap_plan(7 + 2 * n);
+	tap_plan(7 + 2 * n + NFILES);
 	good();
 	for (i = 0; i < n; i++) {
 		int ret = parse(bad[i].text, &jf);
@@ -122,5 +200,7 @@ int main(void)
 			tap_diag("got: %s", errbuf);
 		tap_result(lines == 1 ? TAP_PASS : TAP_FAIL, "... in exactly one line", NULL);
 	}
+	if (files() != NFILES)
+		tap_diag("the plan counts %d file cases", NFILES);
 	return tap_exit();
 }
