@@ -168,6 +168,9 @@ struct parse_ctx {
 	int failed;
 	/* the string being parsed, for ini_parse_stream over a string */
 	const char *text;
+	/* the section being read (NULL: none yet, or its header was refused) */
+	struct job *current;
+	int section_line[JOB_MAX];	/* where each job's header is */
 };
 
 static void fail(struct parse_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -259,96 +262,148 @@ static void set_defaults(struct job *j)
 			set_option(&c, j, o, o->def);
 }
 
-/* The job of a section, made from [global] as it stands when first seen. */
-static struct job *section_job(struct parse_ctx *c, const char *section)
+/*
+ * Section names become the names of a job's files in the guest and of its
+ * results on the host, so they are held to the rule of harness/names.h:
+ * letters, digits, '.', '_', '+' and '-', not starting with '.'. fio takes
+ * any name; a '/', "..", a space or markup would reach a path or a report.
+ */
+static int section_name_ok(const char *s)
+{
+	return *s != '.' && !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-")];
+}
+
+/*
+ * A section starts: [global] again adds to it, as in fio; a job is made
+ * from [global] as it stands now. fio runs two sections of one name as two
+ * jobs of that name; here a name is a job's identity in its results, so a
+ * second section of a name is refused.
+ */
+static void section_start(struct parse_ctx *c, const char *name)
 {
 	struct job_file *jf = c->jf;
+	int i;
 
-	if (!strcmp(section, "global"))
-		return &jf->global;
-	if (!jf->njobs || strcmp(jf->jobs[jf->njobs - 1].name, section)) {
-		if (jf->njobs == JOB_MAX) {
-			fail(c, "more than %d job sections", JOB_MAX);
-			return NULL;
-		}
-		jf->jobs[jf->njobs] = jf->global;
-		snprintf(jf->jobs[jf->njobs].name, JOB_NAME_MAX, "%s", section);
-		jf->njobs++;
+	if (!strcmp(name, "global")) {
+		c->current = &jf->global;
+		return;
 	}
-	return &jf->jobs[jf->njobs - 1];
+	for (i = 0; i < jf->njobs; i++)
+		if (!strcmp(jf->jobs[i].name, name)) {
+			fail(c, "section [%s] again (first at line %d): give each job a name of its own", name,
+			     c->section_line[i]);
+			return;
+		}
+	if (jf->njobs == JOB_MAX) {
+		fail(c, "more than %d job sections", JOB_MAX);
+		return;
+	}
+	jf->jobs[jf->njobs] = jf->global;
+	snprintf(jf->jobs[jf->njobs].name, JOB_NAME_MAX, "%s", name);
+	c->section_line[jf->njobs] = c->line;
+	c->current = &jf->jobs[jf->njobs++];
+}
+
+/*
+ * A section header, read here rather than by libinih: it says nothing of
+ * a section without keys, and keeps only 49 characters of a name. Say what
+ * is wrong on this line, not on the next key.
+ */
+static void section_header(struct parse_ctx *c, const char *line)
+{
+	size_t head = strcspn(line, "\r\n");
+	const char *close = memchr(line, ']', head), *rest;
+	size_t namelen = close ? (size_t)(close - line - 1) : 0;
+	char name[JOB_NAME_MAX];
+
+	c->current = NULL; /* until the header is found good: its keys go nowhere */
+	if (!close) {
+		fail(c, "section header '%.*s' has no closing ']'", (int)head, line);
+		return;
+	}
+	rest = close + 1 + strspn(close + 1, " \t\r");
+	if (!namelen)
+		fail(c, "empty section name '[]'");
+	else if (namelen >= JOB_NAME_MAX)
+		fail(c, "section name '%.*s' is longer than %d characters", (int)namelen, line + 1,
+		     JOB_NAME_MAX - 1);
+	else if (*rest && *rest != '\n' && *rest != ';' && *rest != '#')
+		fail(c, "text after the section header '%.*s': a header is alone on its line (a comment may follow)",
+		     (int)(close + 1 - line), line);
+	else {
+		memcpy(name, line + 1, namelen);
+		name[namelen] = '\0';
+		if (section_name_ok(name))
+			section_start(c, name);
+		else
+			fail(c, "section name '%s' is not valid: use letters, digits, '.', '_', '+' or '-', not starting with '.' (it names the job's files and results)",
+			     name);
+	}
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse_ctx *c = user;
 	const struct opt *o;
-	struct job *j;
 
+	(void)section; /* the reader keeps the section: section_header() */
 	if (!name[0]) {
 		fail(c, "a value without a key ('=%s')", value);
 		return 0;
 	}
-	if (!section[0]) {
+	if (!c->current) {
+		/* Before any header; after a refused one, this is not the first error. */
 		fail(c, "%s=%s is outside any section: put it under [global] or a [job]", name, value);
 		return 0;
 	}
-	j = section_job(c, section);
-	if (!j)
-		return 0;
 	for (o = options; o->name; o++)
 		if (!strcmp(o->name, name))
-			return set_option(c, j, o, value) == 0;
+			return set_option(c, c->current, o, value) == 0;
 	o = closest_option(name);
 	fail(c, "unknown option '%s'%s%s%s (pmem-writer --help lists them)", name,
 	     o ? "; did you mean '" : "", o ? o->name : "", o ? "'?" : "");
 	return 0;
 }
 
-/* libinih reader: count lines, and turn fio's bare "key" into "key=1". */
+/*
+ * libinih reader: one line of the text at a time, into str (num bytes). It
+ * counts lines; drops a UTF-8 byte order mark and leading blanks (fio
+ * ignores indentation; libinih would read an indented line as more of the
+ * previous value); reads section headers; and turns fio's bare "key" into
+ * "key=1". CRLF line ends pass: libinih strips the '\r' as fio does. A
+ * repeated key is libinih's and fio's alike: the last value wins.
+ */
 static char *reader(char *str, int num, void *stream)
 {
 	struct parse_ctx *c = stream;
-	const char *nl;
-	size_t len, t;
+	const char *s = c->text;
+	size_t full, len, t;
 
-	if (!*c->text)
+	if (!*s)
 		return NULL;
-	nl = strchr(c->text, '\n');
-	len = nl ? (size_t)(nl - c->text + 1) : strlen(c->text);
-	if (len >= (size_t)num - 3)
-		len = num - 3;
-	memcpy(str, c->text, len);
-	str[len] = '\0';
-	c->text += len;
+	full = strcspn(s, "\n");
+	c->text += full + (s[full] == '\n');
 	c->line++;
-	for (t = 0; str[t] == ' ' || str[t] == '\t'; t++)
-		;
-	/* fio allows a section without keys; libinih only reports keys. */
-	if (str[t] == '[') {
-		size_t head = strcspn(str + t, "\r\n");
-		const char *close = memchr(str + t, ']', head);
-		size_t namelen = close ? (size_t)(close - (str + t) - 1) : 0;
-		char name[JOB_NAME_MAX];
-
-		/* Say what is wrong on this line, not on the next key. */
-		if (!close)
-			fail(c, "section header '%.*s' has no closing ']'", (int)head, str + t);
-		else if (!namelen)
-			fail(c, "empty section name '[]'");
-		else if (namelen >= JOB_NAME_MAX)
-			fail(c, "section name '%.*s' is longer than %d characters", (int)namelen,
-			     str + t + 1, JOB_NAME_MAX - 1);
-		else {
-			memcpy(name, str + t + 1, namelen);
-			name[namelen] = '\0';
-			section_job(c, name);
-		}
+	t = c->line == 1 && !strncmp(s, "\xEF\xBB\xBF", 3) ? 3 : 0;
+	t += strspn(s + t, " \t");
+	len = full > t ? full - t : 0;
+	/* Room for "=1\n" and the NUL. A long comment is still a comment. */
+	if (len > (size_t)num - 4) {
+		if (s[t] != ';' && s[t] != '#')
+			fail(c, "line is longer than %d characters", num - 4);
+		strcpy(str, "\n");
 		return str;
 	}
-	if (isalpha((unsigned char)str[t]) && !strpbrk(str, "=:[;#")) {
+	memcpy(str, s + t, len);
+	strcpy(str + len, "\n");
+	if (str[0] == '[') {
+		section_header(c, str);
+		return str;
+	}
+	if (isalpha((unsigned char)str[0]) && !strpbrk(str, "=:[;#")) {
 		size_t end = strcspn(str, "\r\n");
 
-		while (end > t && (str[end - 1] == ' ' || str[end - 1] == '\t'))
+		while (end > 0 && (str[end - 1] == ' ' || str[end - 1] == '\t'))
 			end--;
 		strcpy(str + end, "=1\n");
 	}

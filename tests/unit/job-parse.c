@@ -86,6 +86,36 @@ static void good(void)
 		   "prealloc and fault_size", NULL);
 }
 
+/* What fio accepts is accepted, and means what it means in fio. */
+static void accepted(void)
+{
+	char text[512];
+	int ok;
+
+	ok = parse("[global]\r\nbs=8k\r\n[a]\r\ntime_based\r\nruntime=3\r\n", &jf) == 0 && jf.njobs == 1 &&
+	     jf.jobs[0].bs == 8192 && jf.jobs[0].time_based && jf.jobs[0].runtime == 3;
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "CRLF line ends read as LF, as in fio", NULL);
+	ok = parse("[a]\nbs=4k\nbs=8k\n", &jf) == 0 && jf.jobs[0].bs == 8192;
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "a key given twice: the last value wins, as in fio", NULL);
+	ok = parse("[a]\n  runtime=3\n\ttime_based\n", &jf) == 0 && jf.jobs[0].runtime == 3 && jf.jobs[0].time_based;
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "indented keys, bare or not, as in fio (not a continued value)", NULL);
+	ok = parse("[global]\nbs=8k\n[a]\n[global]\nbs=16k\n[b]\n", &jf) == 0 && jf.njobs == 2 &&
+	     jf.jobs[0].bs == 8192 && jf.jobs[1].bs == 16384;
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "[global] again applies to the jobs after it, as in fio", NULL);
+	snprintf(text, sizeof(text), "[a]\n; %0300d\nbs=8k\n", 0);
+	ok = parse(text, &jf) == 0 && jf.njobs == 1 && jf.jobs[0].bs == 8192;
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "a comment longer than a line may be is still a comment", NULL);
+	ok = parse("\xEF\xBB\xBF[a] ; the job\nbs=8k\n", &jf) == 0 && jf.njobs == 1 && !strcmp(jf.jobs[0].name, "a") &&
+	     jf.jobs[0].bs == 8192;
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "a byte order mark, a comment after a header", NULL);
+	ok = parse("[a23456789012345678901234567890123456789012345678901234]\nbs=8k\n", &jf) == 0 && jf.njobs == 1 &&
+	     strlen(jf.jobs[0].name) == 54 && jf.jobs[0].bs == 8192;
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "a 54-character section name is one job with its keys (libinih keeps 49)", NULL);
+	if (!ok)
+		tap_diag("njobs %d: %s", jf.njobs, errbuf);
+}
+#define NACCEPTED 7
+
 static const struct {
 	const char *name, *text, *message;
 } bad[] = {
@@ -112,6 +142,18 @@ static const struct {
 	{ "empty key", "[j]\n= 3\n", "<string>:2: a value without a key" },
 	{ "an empty file", "", "<string>: no job sections" },
 	{ "a file of comments only", "; one\n# two\n\n", "<string>: no job sections" },
+	{ "a section again, later", "[a]\n[b]\n[a]\n", "<string>:3: section [a] again (first at line 1)" },
+	{ "a section again, at once (was merged)", "[a]\nbs=4k\n[a]\nsize=1m\n", "<string>:3: section [a] again (first at line 1)" },
+	{ "a line longer than libinih reads (was cut and its rest read as a key)",
+	  "[a]\nfilename=/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nbs=4k\n",
+	  "<string>:2: line is longer than" },
+	{ "a section name with '/'", "[a/b]\nbs=4k\n", "<string>:1: section name 'a/b' is not valid" },
+	{ "a section name '..'", "[..]\n", "<string>:1: section name '..' is not valid" },
+	{ "a section name with a space", "[a b]\n", "<string>:1: section name 'a b' is not valid" },
+	{ "a section name of markup", "[<script>]\n", "<string>:1: section name '<script>' is not valid" },
+	{ "a section name with shell syntax", "[$(reboot)]\n", "<string>:1: section name '$(reboot)' is not valid" },
+	{ "a section name with a newline", "[a\nb]\n", "<string>:1: section header '[a' has no closing ']'" },
+	{ "text after a section header", "[a] b\n", "<string>:1: text after the section header '[a]'" },
 };
 
 /* Files the string parser cannot be given: each is refused in one line naming it. */
@@ -186,8 +228,9 @@ int main(void)
 {
 	size_t i, n = sizeof(bad) / sizeof(bad[0]);
 
-	tap_plan(7 + 2 * n + NFILES);
+	tap_plan(7 + NACCEPTED + 2 * n + NFILES);
 	good();
+	accepted();
 	for (i = 0; i < n; i++) {
 		int ret = parse(bad[i].text, &jf);
 		int lines = 0;
