@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <glob.h>
 #include <math.h>
@@ -93,9 +94,11 @@ static int kernel_has_port(const struct bench *b, const char *kernel)
 	return has;
 }
 
+static int run_child(char *const argv[], int quiet);
+
 static int validate(struct bench *b)
 {
-	char path[1024], cmd[2048];
+	char path[1024], writer[1024];
 	int i;
 
 	for (i = 0; i < b->kernels.n; i++) {
@@ -128,10 +131,13 @@ static int validate(struct bench *b)
 			return -1;
 		}
 	}
-	/* The writer itself checks the job files: one parser, one set of messages. */
+	/* The writer itself checks the job files: one parser, one set of messages.
+	 * No shell: a job path is an argument, never a word on a command line. */
+	snprintf(writer, sizeof(writer), "%s/guest/pmem-writer", b->build);
 	for (i = 0; i < b->jobs.n; i++) {
-		snprintf(cmd, sizeof(cmd), "'%s/guest/pmem-writer' --check '%s' >/dev/null", b->build, b->jobs.v[i]);
-		if (system(cmd) != 0) {
+		char *argv[] = { writer, "--check", b->jobs.v[i], NULL };
+
+		if (run_child(argv, 1) != 0) {
 			fprintf(stderr, "bench: job file %s is not valid (message above)\n", b->jobs.v[i]);
 			return -1;
 		}
@@ -262,12 +268,12 @@ static json_t *parse_results(const char *log_path, int *failures)
 }
 
 /*
- * One guest: `pmem-harness run` as a child, without a shell (no name is
- * quoted into a command line), and killed with us: a bench killed with -9
- * must leave no unit running that a resume would run again beside it.
- * The child's exit status, or -1.
+ * A program as a child, without a shell (no name is quoted into a command
+ * line), and killed with us: a bench killed with -9 must leave no unit
+ * running that a resume would run again beside it. quiet: its stdout goes
+ * to /dev/null. The child's exit status, or -1.
  */
-static int run_child(char *const argv[])
+static int run_child(char *const argv[], int quiet)
 {
 	pid_t parent = getpid(), pid = fork();
 	int status;
@@ -276,6 +282,8 @@ static int run_child(char *const argv[])
 		return -1;
 	if (pid == 0) {
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
+		if (quiet && dup2(open("/dev/null", O_WRONLY | O_CLOEXEC), 1) < 0)
 			_exit(127);
 		execv(argv[0], argv);
 		fprintf(stderr, "bench: cannot run %s: %s\n", argv[0], strerror(errno));
@@ -316,7 +324,7 @@ static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep
 				 (char *)(b->plugin ? "tcg" : b->accel), "--timeout", timeout, "--quiet",
 				 b->plugin ? "--plugin" : NULL, plugin_arg, NULL };
 
-		rc = run_child(argv);
+		rc = run_child(argv, 0);
 	}
 	snprintf(path, sizeof(path), "%s/guest.log", dir);
 	results = parse_results(path, &failures);
