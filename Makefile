@@ -31,7 +31,7 @@ TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-nogate 6.12-stock 6.12-aware 6.12-
 		6.12-stock-cowflush
 ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 
-HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c harness/result_blocks.c \
+HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c harness/bench_resume.c harness/result_blocks.c \
 	       harness/cmd-summary.c harness/cmd-compare.c harness/cmd-report.c harness/vm.c harness/qemu.c harness/qmp.c \
 	       harness/console.c harness/names.c harness/rundir.c harness/accel.c harness/jsonio.c harness/textfile.c harness/runinfo.c \
 	       harness/cmd-crashtest.c harness/crash_resume.c harness/cmd-crashcheck.c harness/cmd-crashbench.c harness/checker.c harness/embed.c harness/user_program.c \

@@ -15,7 +15,8 @@
  *
  * unit.json is written last and atomically: a unit that has one is done, and
  * --resume skips it. Cell documents are rebuilt from the units after each
- * guest, so an interrupted run leaves consistent cells.
+ * guest, so an interrupted run leaves consistent cells (bench_resume.c reads
+ * what an interrupted run left).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -35,6 +36,7 @@
 #include <unistd.h>
 
 #include "../results/summary.h"
+#include "bench_resume.h"
 #include "builtin.h"
 #include "jsonio.h"
 #include "names.h"
@@ -354,69 +356,6 @@ static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep
 	return rc;
 }
 
-/* Rebuild every cell document from the finished units. */
-static int write_cells(struct bench *b)
-{
-	char pattern[1024], path[1024], why[1200];
-	json_t *cells = json_object(), *cell, *r;
-	const char *key;
-	glob_t g;
-	size_t i, k;
-	int ret = 0;
-
-	snprintf(pattern, sizeof(pattern), "%s/units/*/unit.json", b->run_dir);
-	if (glob(pattern, 0, NULL, &g) == 0) {
-		for (i = 0; i < g.gl_pathc; i++) {
-			json_t *unit = json_load_file(g.gl_pathv[i], 0, NULL);
-			const char *kernel = json_string_value(json_object_get(unit, "kernel"));
-			const char *fs = json_string_value(json_object_get(unit, "fs"));
-
-			json_array_foreach(json_object_get(unit, "results"), k, r) {
-				const char *mode = json_string_value(json_object_get(r, "mode"));
-				const char *job = json_string_value(json_object_get(r, "job"));
-				char ckey[256];
-
-				/* unit.json is ours, but a file on disk: check again. */
-				if (!name_is_safe(kernel, 64) || !name_is_safe(fs, 16) || !name_is_safe(mode, 32) ||
-				    !name_is_safe(job, 64)) {
-					fprintf(stderr, "bench: %s: a result without safe kernel, fs, mode and job names; skipped\n",
-						g.gl_pathv[i]);
-					continue;
-				}
-				snprintf(ckey, sizeof(ckey), "%s__%s__%s__%s", kernel, fs, mode, job);
-				cell = json_object_get(cells, ckey);
-				if (!cell) {
-					cell = json_pack("{s:i, s:s, s:s, s:s, s:s, s:[]}", "schema", RUN_SCHEMA,
-							 "kernel", kernel, "fs", fs, "mode", mode, "job", job, "reps");
-					json_object_set_new(cells, ckey, cell);
-				}
-				json_array_append_new(json_object_get(cell, "reps"), json_pack("{s:O, s:s, s:O}",
-					"rep", json_object_get(unit, "rep"), "kind", json_string_value(json_object_get(r, "kind")),
-					"result", json_object_get(r, "result")));
-			}
-			json_decref(unit);
-		}
-		globfree(&g);
-	}
-	snprintf(path, sizeof(path), "%s/cells", b->run_dir);
-	if (run_dir_make(path, why, sizeof(why)) < 0) {
-		fprintf(stderr, "bench: %s\n", why);
-		json_decref(cells);
-		return -1;
-	}
-	json_object_foreach(cells, key, cell) {
-		char name[1200], *c;
-
-		snprintf(name, sizeof(name), "%s/cells/%s.json", b->run_dir, key);
-		for (c = strrchr(name, '/') + 1; *c; c++)
-			if (*c == '+')
-				*c = '-'; /* "sync+aware" -> "sync-aware" in file names only */
-		ret |= json_write_atomic(name, cell);
-	}
-	json_decref(cells);
-	return ret;
-}
-
 static json_t *run_json(struct bench *b)
 {
 	json_t *kernels = json_object(), *jobs = json_array(), *doc;
@@ -586,11 +525,7 @@ int cmd_bench(int argc, char **argv)
 			return 2;
 		}
 		/* Resuming with another matrix would mix incomparable cells. */
-		if (!json_equal(json_object_get(old, "filesystems"), json_object_get(now, "filesystems")) ||
-		    !json_equal(json_object_get(old, "modes"), json_object_get(now, "modes")) ||
-		    !json_equal(json_object_get(old, "jobs"), json_object_get(now, "jobs")) ||
-		    !json_equal(json_object_get(old, "reps"), json_object_get(now, "reps")) ||
-		    !json_equal(json_object_get(old, "kernels"), json_object_get(now, "kernels"))) {
+		if (!bench_same_matrix(old, now)) {
 			fprintf(stderr, "bench: run %s was made with another matrix or other kernels; start a new run instead\n",
 				b.run_id);
 			json_decref(old);
@@ -639,7 +574,7 @@ int cmd_bench(int argc, char **argv)
 				if (run_unit(&b, b.kernels.v[i], b.fss.v[k], rep, dir) < 0)
 					failed++;
 				unit_time = unit_time ? 0.7 * unit_time + 0.3 * (now_s() - t1) : now_s() - t1;
-				write_cells(&b);
+				bench_cells_write(b.run_dir);
 				fmt_duration(now_s() - t0, el, sizeof(el));
 				fmt_duration(unit_time * (nunits - done), eta, sizeof(eta));
 				fprintf(stderr, "bench: [%d/%d] %s %s rep %d: %.0f s; elapsed %s, ETA %s\n",
@@ -662,7 +597,7 @@ int cmd_bench(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/run.json", b.run_dir);
 	json_write_atomic(path, doc);
 	json_decref(doc);
-	write_cells(&b);
+	bench_cells_write(b.run_dir);
 	printf("\n");
 	summary_print(b.run_dir, stdout);
 	printf("\nresults: %s (cells/*.json, one per cell; units/ holds each guest's logs)\n", b.run_dir);
