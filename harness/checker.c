@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "../crash-inject/image.h"
+#include "check_block.h"
 #include "checker.h"
 #include "embed.h"
 #include "rundir.h"
@@ -46,8 +47,6 @@
 #define CHECK_IMAGE_TIMEOUT 60
 /* Guests a slot boots before it gives up: each death has cost one image. */
 #define SLOT_MAX_GUESTS 16
-/* A report larger than this is a broken or lying guest (1024 records take ~20 KiB). */
-#define REPORT_MAX (4u << 20)
 
 static double now_s(void)
 {
@@ -84,9 +83,7 @@ struct slot {
 	long current;		/* item being checked, or -1 */
 	double t_start, t_served, limit;
 	int asked, hung, stop;
-	char *report;		/* the block being received, or NULL */
-	size_t rlen;
-	int overflow;
+	struct check_block block;	/* the report being received */
 };
 
 static void slot_tick(void *ctx, struct vm *vm)
@@ -97,19 +94,6 @@ static void slot_tick(void *ctx, struct vm *vm)
 		sl->hung = 1;
 		vm_kill(vm);
 	}
-}
-
-static void report_append(struct slot *sl, const char *line)
-{
-	size_t n = strlen(line);
-
-	if (sl->overflow || sl->rlen + n + 1 > REPORT_MAX) {
-		sl->overflow = 1;
-		return;
-	}
-	memcpy(sl->report + sl->rlen, line, n);
-	sl->rlen += n;
-	sl->report[sl->rlen++] = '\n';
 }
 
 static void slot_ask(struct slot *sl, struct vm *vm)
@@ -137,27 +121,15 @@ static void slot_ask(struct slot *sl, struct vm *vm)
 static void slot_line(void *ctx, struct vm *vm, const char *line)
 {
 	struct slot *sl = ctx;
-	char end[40];
 
 	if (!strcmp(line, "next")) {
 		slot_ask(sl, vm);
 		return;
 	}
-	if (sl->current < 0)
-		return;
-	snprintf(end, sizeof(end), "@@end %ld", sl->current);
-	if (!strncmp(line, "@@begin ", 8) && strtol(line + 8, NULL, 10) == sl->current) {
-		sl->rlen = 0;
-		sl->overflow = 0;
-		report_append(sl, line);
-	} else if (!strcmp(line, end)) {
-		if (sl->overflow)
-			sl->rlen = 0; /* an empty report: the pool calls it malformed */
-		dprintf(sl->fd, "report %ld %zu\n", sl->current, sl->rlen);
-		write_all(sl->fd, sl->report, sl->rlen);
+	if (sl->current >= 0 && check_block_line(&sl->block, sl->current, line)) {
+		dprintf(sl->fd, "report %ld %zu\n", sl->current, sl->block.len);
+		write_all(sl->fd, sl->block.buf, sl->block.len);
 		sl->current = -1;
-	} else if (sl->rlen) {
-		report_append(sl, line);
 	}
 }
 
@@ -188,8 +160,8 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 	int attempt;
 
 	sl.from_pool = fdopen(dup(fd), "r");
-	sl.report = malloc(REPORT_MAX);
-	if (!script || !sl.from_pool || !sl.report)
+	sl.block.buf = malloc(CHECK_BLOCK_MAX);
+	if (!script || !sl.from_pool || !sl.block.buf)
 		return 1;
 	for (attempt = 0; !sl.stop && attempt < SLOT_MAX_GUESTS; attempt++) {
 		char rdir[1100], kpath[1024], ipath[1024];
@@ -415,7 +387,7 @@ static size_t handle(struct checker_pool *p, struct share *s)
 	} else if (!strncmp(line, "report ", 7)) {
 		size_t len;
 
-		if (sscanf(line + 7, "%ld %zu", &i, &len) != 2 || len > REPORT_MAX)
+		if (sscanf(line + 7, "%ld %zu", &i, &len) != 2 || len > CHECK_BLOCK_MAX)
 			return head;
 		if (s->len < head + len) {
 			*nl = '\n';

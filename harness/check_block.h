@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A checker guest's report on one image, as its slot receives it over the
+ * control port (checker.c): the lines from "@@begin <i>" to "@@end <i>"
+ * for the item i the slot handed out, bounded: the guest is untrusted.
+ */
+#ifndef HARNESS_CHECK_BLOCK_H
+#define HARNESS_CHECK_BLOCK_H
+
+#include <stddef.h>
+
+/* A report larger than this is a broken or lying guest (1024 records take ~20 KiB). */
+#define CHECK_BLOCK_MAX (4u << 20)
+
+struct check_block {
+	char *buf;		/* CHECK_BLOCK_MAX bytes, the caller's */
+	size_t len;
+	int overflow;		/* the block outgrew CHECK_BLOCK_MAX */
+};
+
+/*
+ * One line from the guest while item is checked. 1 when the line is
+ * "@@end <item>": the report is buf, len bytes, each line ending in '\n';
+ * len is 0 when it overflowed (the pool judges an empty report
+ * fs-corrupt). 0 otherwise.
+ */
+int check_block_line(struct check_block *b, long item, const char *line);
+
+#endif
