@@ -114,6 +114,7 @@ static void slot_ask(struct slot *sl, struct vm *vm)
 	if ((nl = strchr(line, '\n')))
 		*nl = '\0';
 	sl->current = strtol(line + 6, NULL, 10);
+	check_block_reset(&sl->block);
 	sl->t_served = now_s();
 	vm_reply(vm, "%s\n", line);
 }
