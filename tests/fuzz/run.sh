@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
 # Run the fuzz targets: tests/fuzz/run.sh BUILD_DIR SECONDS [TARGET...]
+#                       tests/fuzz/run.sh --list   (every target, one a line)
 #
 # Each target first replays its regression inputs (tests/fuzz/regressions/
 # <target>/, crashes found earlier), then fuzzes for SECONDS from its seed
 # corpora, growing a working corpus under BUILD_DIR/fuzz/corpus/ (never the
-# tree). One line per target: executions, seconds, and the verdict; a crash,
-# leak or hang leaves its input in BUILD_DIR/fuzz/ and fails the script.
+# tree). One line per target: executions, seconds, the verdict, and how many
+# regression inputs were replayed; a crash, leak or hang leaves its input in
+# BUILD_DIR/fuzz/ and fails the script.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+all=(job check-report ack-line console check-phases results result-blocks)
+if [ "${1:-}" = --list ]; then
+	printf '%s\n' "${all[@]}"
+	exit 0
+fi
 build=$1 seconds=$2
 shift 2
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(job check-report ack-line console check-phases results result-blocks)
+[ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 # Where each target's seeds come from: real fixtures, and tests/fuzz/seeds/.
 seeds() {
@@ -34,8 +41,8 @@ for t in "${targets[@]}"; do
 		failed=1
 		continue
 	fi
-	if [ -d "$regress" ] && ls "$regress"/* >/dev/null 2>&1 &&
-		! "$bin" -close_fd_mask=3 "$regress"/* >"$log" 2>&1; then
+	replayed=$(find "$regress" -type f 2>/dev/null | wc -l)
+	if [ "$replayed" -gt 0 ] && ! "$bin" -close_fd_mask=3 "$regress"/* >"$log" 2>&1; then
 		echo "fuzz: $t: a regression input fails again: see $log" >&2
 		failed=1
 		continue
@@ -51,7 +58,7 @@ for t in "${targets[@]}"; do
 		echo "fuzz: $t: ${what:-failed (rc $rc)} after ${runs:-?} executions; input in $build/fuzz/$t-*, log $log; keep it as $regress/<name> once fixed" >&2
 		failed=1
 	else
-		echo "fuzz: $t: ${runs:-?} executions in ${secs:-$seconds} s, 0 crashes, 0 leaks, 0 hangs; corpus $(find "$corpus" -type f | wc -l) inputs"
+		echo "fuzz: $t: ${runs:-?} executions in ${secs:-$seconds} s, 0 crashes, 0 leaks, 0 hangs; corpus $(find "$corpus" -type f | wc -l) inputs; $replayed regression inputs replayed"
 	fi
 done
 exit $failed
