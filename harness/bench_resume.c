@@ -22,6 +22,16 @@ int bench_same_matrix(const json_t *old, const json_t *now)
 	return 1;
 }
 
+/*
+ * A safe name (names.h) without "__", the separator of a cell's key: else
+ * mode "sync" with job "a__b" and mode "sync__a" with job "b" make one key,
+ * and one's results land in the other's cell.
+ */
+static int cell_name_ok(const char *s, size_t max)
+{
+	return name_is_safe(s, max) && !strstr(s, "__");
+}
+
 void bench_cells_add_unit(json_t *cells, const json_t *unit, const char *path)
 {
 	const char *kernel = json_string_value(json_object_get(unit, "kernel"));
@@ -35,9 +45,9 @@ void bench_cells_add_unit(json_t *cells, const json_t *unit, const char *path)
 		char ckey[256];
 
 		/* unit.json is ours, but a file on disk: check again. */
-		if (!name_is_safe(kernel, 64) || !name_is_safe(fs, 16) || !name_is_safe(mode, 32) ||
-		    !name_is_safe(job, 64)) {
-			fprintf(stderr, "bench: %s: a result without safe kernel, fs, mode and job names; skipped\n",
+		if (!cell_name_ok(kernel, 64) || !cell_name_ok(fs, 16) || !cell_name_ok(mode, 32) ||
+		    !cell_name_ok(job, 64)) {
+			fprintf(stderr, "bench: %s: a result without safe kernel, fs, mode and job names (no '__': it separates them in a cell's name); skipped\n",
 				path);
 			continue;
 		}
