@@ -175,7 +175,7 @@ $(BUILD_DIR)/tests/unit-adr-model: tests/unit/adr-model.c crash-inject/adr.c cra
 FUZZ_CC      := clang
 FUZZ_FLAGS   := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS := 60
-FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,job check-report ack-line console check-phases results result-blocks)
+FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,job check-report ack-line console check-phases results result-blocks bench-resume crash-resume)
 
 $(BUILD_DIR)/fuzz/fuzz-job: tests/fuzz/job.c $(filter-out workloads/writer.c,$(WRITER_SRC))
 	@mkdir -p $(@D)
@@ -196,6 +196,12 @@ $(BUILD_DIR)/fuzz/fuzz-results: tests/fuzz/results.c results/series.c results/st
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Iresults -o $@ $^ -ljansson -lm
 $(BUILD_DIR)/fuzz/fuzz-result-blocks: tests/fuzz/result-blocks.c harness/result_blocks.c harness/names.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Iharness -o $@ $^ -ljansson
+$(BUILD_DIR)/fuzz/fuzz-bench-resume: tests/fuzz/bench-resume.c harness/bench_resume.c harness/names.c harness/rundir.c harness/jsonio.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Iharness -o $@ $^ -ljansson
+$(BUILD_DIR)/fuzz/fuzz-crash-resume: tests/fuzz/crash-resume.c harness/crash_resume.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Iharness -o $@ $^ -ljansson
 
