@@ -175,7 +175,7 @@ $(BUILD_DIR)/tests/unit-adr-model: tests/unit/adr-model.c crash-inject/adr.c cra
 FUZZ_CC      := clang
 FUZZ_FLAGS   := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS := 60
-FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,job check-report ack-line console check-phases results result-blocks bench-resume crash-resume)
+FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,job check-report ack-line console check-phases results result-blocks bench-resume crash-resume check-block)
 
 $(BUILD_DIR)/fuzz/fuzz-job: tests/fuzz/job.c $(filter-out workloads/writer.c,$(WRITER_SRC))
 	@mkdir -p $(@D)
@@ -204,6 +204,9 @@ $(BUILD_DIR)/fuzz/fuzz-bench-resume: tests/fuzz/bench-resume.c harness/bench_res
 $(BUILD_DIR)/fuzz/fuzz-crash-resume: tests/fuzz/crash-resume.c harness/crash_resume.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Iharness -o $@ $^ -ljansson
+$(BUILD_DIR)/fuzz/fuzz-check-block: tests/fuzz/check-block.c harness/check_block.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -DCHECK_BLOCK_MAX=512 -Iharness -o $@ $^
 
 # make fuzz [FUZZ_SECONDS=N]: every target for N seconds (make test: 30 s each).
 fuzz: $(FUZZ_TARGETS)
