@@ -71,6 +71,7 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-crash-resume \
 	      $(BUILD_DIR)/tests/unit-table-escape \
 	      $(BUILD_DIR)/tests/unit-check-phases \
+	      $(BUILD_DIR)/tests/unit-check-block \
 	      $(BUILD_DIR)/tests/unit-record-crc
 
 include harness/plugins/Makefile.inc
@@ -154,6 +155,10 @@ $(BUILD_DIR)/tests/unit-result-blocks: tests/unit/result-blocks.c harness/result
 $(BUILD_DIR)/tests/unit-table-escape: tests/unit/table-escape.c results/table.c
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/table-escape.c results/table.c,)
+
+$(BUILD_DIR)/tests/unit-check-block: tests/unit/check-block.c harness/check_block.c crash-inject/judge.c
+	@mkdir -p $(@D)
+	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/check-block.c harness/check_block.c crash-inject/judge.c,-ljansson)
 
 $(BUILD_DIR)/tests/unit-check-phases: tests/unit/check-phases.c crash-inject/check_phases.c results/stats.c
 	@mkdir -p $(@D)
