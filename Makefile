@@ -273,12 +273,19 @@ bench:
 
 # make crashtest [FS="ext4 xfs"] [SCENARIOS="..."] [PLATFORM=eadr|adr] [KEEP=1]
 #                [SUBSETS=N] [FENCE_POINTS=N]
+# Kernels that rows of the scenario table name (their seventh column), for
+# the rows SCENARIOS= selects (all by default).
+comma := ,
+SCENARIO_KERNELS = $(shell awk -v only=" $(subst $(comma), ,$(SCENARIOS)) " \
+	'!/^\#/ && NF >= 7 && $$7 != "-" && (only ~ /^ *$$/ || index(only, " " $$1 " ")) { print $$7 }' \
+	crash-inject/scenarios | sort -u)
+
 # make crashtest PROGRAM="a.c b.c" (or a static binary) [CHECK=check.c] [CFLAGS=... LDLIBS=...]
 #                [MODE=aware] [FS=ext4] [PLATFORM=adr] [KERNEL=flavour]
 crashtest:
 	vm-images/setup-host.sh
 	$(MAKE) all images
-	vm-images/build-kernel.sh $(or $(KERNEL),6.1-aware)
+	vm-images/build-kernel.sh $(or $(KERNEL),6.1-aware) $(if $(PROGRAM),,$(SCENARIO_KERNELS))
 	$(BUILD_DIR)/pmem-harness crashtest $(if $(KERNEL),--kernel $(KERNEL)) $(if $(FS),--fs "$(FS)") $(if $(ACCEL),--accel $(ACCEL)) \
 		$(if $(SCENARIOS),--scenarios "$(SCENARIOS)") $(if $(KEEP),--keep) \
 		$(if $(PROGRAM),--program "$(PROGRAM)") $(if $(CHECK),--check "$(CHECK)") \

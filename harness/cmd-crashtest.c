@@ -62,6 +62,7 @@
 struct scenario {
 	char name[64], job[256], mode[24], platform[8], expect[16];
 	char fs[64];		/* the filesystems it runs on, comma-separated; "*": any */
+	char kernel[48];	/* the flavour it needs, or "": the run's kernel */
 	char check[260];	/* a program row (job is a C source): its checker, or "" */
 };
 
@@ -150,13 +151,16 @@ static int load_scenarios(struct scenario *s, int max)
 
 		if (line[0] == '#')
 			continue;
-		fields = sscanf(line, "%63s %255s %23s %7s %15s %63s", s[n].name, s[n].job, s[n].mode,
-				s[n].platform, s[n].expect, s[n].fs);
+		fields = sscanf(line, "%63s %255s %23s %7s %15s %63s %47s", s[n].name, s[n].job, s[n].mode,
+				s[n].platform, s[n].expect, s[n].fs, s[n].kernel);
 		if (fields < 5)
 			continue;
 		/* Job files run on the DAX filesystems of every run. */
 		if (fields == 5 || !strcmp(s[n].fs, "-"))
 			snprintf(s[n].fs, sizeof(s[n].fs), "ext4,xfs");
+		/* A row may need a kernel of its own (a feature the run's lacks). */
+		if (fields < 7 || !strcmp(s[n].kernel, "-"))
+			s[n].kernel[0] = '\0';
 		/* A program row's checker is its source's "-check.c" twin. */
 		s[n].check[0] = '\0';
 		if (is_program_row(&s[n])) {
@@ -614,11 +618,11 @@ static void add_adr_facts(struct crash_run *c, size_t i, struct symbolizer *sym)
 	attribute_image(verdict, pt, im->keep, &map, sym);
 }
 
-static void user_symbolizer(const struct crash_run *c, struct symbolizer *sym)
+static void user_symbolizer(const struct crash_run *c, const char *kernel, struct symbolizer *sym)
 {
 	char map[1200];
 
-	snprintf(map, sizeof(map), "%s/kernels/%s/System.map", c->build, c->kernel);
+	snprintf(map, sizeof(map), "%s/kernels/%s/System.map", c->build, kernel);
 	/* Our writer is a PIE run with ASLR off (the writer job says so); a
 	 * user's program is static, not PIE. */
 	if (c->program)
@@ -670,6 +674,7 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	struct vm_result r;
 	char *script;
 	size_t i, twins = 0;
+	const char *kernel = sc->kernel[0] ? sc->kernel : c->kernel;
 	double t0 = now_s(), t_check;
 	int kept_example = 0, losses = 0, incomplete = 0;
 
@@ -702,7 +707,7 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		snprintf(c->disk_full, sizeof(c->disk_full), "the disk under %s is full: copying the writer's NVDIMM failed",
 			 c->dir);
 	if (!c->ack_log || c->disk_full[0] ||
-	    vm_options_flavour(&o, c->build, c->kernel, c->accel, nv, kpath, ipath) < 0) {
+	    vm_options_flavour(&o, c->build, kernel, c->accel, nv, kpath, ipath) < 0) {
 		if (c->ack_log)
 			fclose(c->ack_log);
 		return NULL;
@@ -770,7 +775,7 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 
 	tally = json_object();
 	if (is_adr(c))
-		user_symbolizer(c, &sym);
+		user_symbolizer(c, kernel, &sym);
 	for (i = 0; i < c->nimages; i++) {
 		int expected, keep;
 
@@ -829,6 +834,8 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 			"verdicts", counts, "unexpected_images", unexpected,
 			"seconds", now_s() - t0, "check_seconds", t_check, "writer", vm_status_name(r.status),
 			"deduplicated", (json_int_t)twins);
+	if (sc->kernel[0])
+		json_object_set_new(row, "kernel", json_string(sc->kernel));
 	if (!strcmp(sc->expect, "lost") && !losses)
 		json_object_set_new(row, "missed", json_true());
 	if (c->protocol_error[0])
@@ -905,6 +912,8 @@ static int program_row_begin(struct crash_run *c, const struct scenario *sc, con
 		return -1;
 	*row = *pool;
 	row->check = check;
+	if (sc->kernel[0])
+		row->kernel = sc->kernel;
 	c->program = prog;
 	c->check = check;
 	c->row_checker = row;
@@ -1155,6 +1164,7 @@ int cmd_crashtest(int argc, char **argv)
 		snprintf(sc[0].expect, sizeof(sc[0].expect), "intact");
 		snprintf(sc[0].platform, sizeof(sc[0].platform), "%s", platform ? platform : "eadr");
 		snprintf(sc[0].fs, sizeof(sc[0].fs), "*");
+		sc[0].kernel[0] = '\0';
 		only = NULL;
 	}
 	{

@@ -197,10 +197,11 @@ unblamed() { # dir: on a mismatch, show one lost image the rule above does not e
 		.why == "never written back") or (.site | startswith("cow-reflink.c:"))) | not)) | .[0] |
 		select(. != null) | {point, acked, dropped_sites}' "$1"/image-*.json | sed 's/^/# not explained: /'
 }
-# The CoW rows of the scenario table, on the default kernel (6.1-aware): the
-# MAP_SYNC program loses the kernel's copy under ADR, every loss blamed on a
-# kernel function, and under eADR it keeps every record.
-if [ -e "$B/images/xfs-reflink.img" ]; then
+# The CoW rows of the scenario table (they name 6.12-aware: 6.1 gives a
+# reflinked file no DAX): the MAP_SYNC program loses the kernel's copy under
+# ADR, every loss blamed on a kernel function, and under eADR it keeps every
+# record.
+if [ -e "$B/images/xfs-reflink.img" ] && [ -e "$B/kernels/6.12-aware/bzImage" ]; then
 	crash cow --fs xfs-reflink --scenarios cow-sync,cow-sync-adr
 	rc=$?
 	sum=$out/cow/crash/summary.json
@@ -208,15 +209,15 @@ if [ -e "$B/images/xfs-reflink.img" ]; then
 	dir=$out/cow/crash/cow-sync-adr__xfs-reflink
 	lost=$(jq '.scenarios[] | select(.scenario == "cow-sync-adr") | .verdicts.lost' "$sum")
 	blamed=$(kernel_blamed "$dir")
-	echo "# scenario table, 6.1-aware: cow-sync-adr $lost lost images, $blamed explained by kernel stores never written back"
+	echo "# scenario table, 6.12-aware: cow-sync-adr $lost lost images, $blamed explained by kernel stores never written back"
 	{ [ "$rc" -eq 0 ] && [ "${lost:-0}" -gt 0 ] && [ "$blamed" = "$lost" ] || { unblamed "$dir"; false; }; } &&
 		jq -e '[.scenarios[] | select(.scenario == "cow-sync-adr")][0] | .model.unresolved_flushes == 0 and
 			(.causes[0].site | test("^[A-Za-z_][A-Za-z0-9_.]*\\+0x[0-9a-f]+$"))' "$sum" >/dev/null &&
 		jq -e '[.scenarios[] | select(.scenario == "cow-sync")][0] | .images > 0 and .verdicts.intact == .images' \
 			"$sum" >/dev/null
-	tap_ok $? "scenario rows cow-sync-adr and cow-sync (6.1-aware): MAP_SYNC's CoW copy lost under ADR, blamed on the kernel; intact under eADR"
+	tap_ok $? "scenario rows cow-sync-adr and cow-sync (6.12-aware): MAP_SYNC's CoW copy lost under ADR, blamed on the kernel; intact under eADR"
 else
-	tap_skip "scenario rows cow-sync-adr and cow-sync" "needs the xfs-reflink image (make images)"
+	tap_skip "scenario rows cow-sync-adr and cow-sync" "needs 6.12-aware and the xfs-reflink image (make test-kernels images)"
 fi
 if [ ! -e "$B/kernels/6.12-aware-cowuntracked/bzImage" ] || [ ! -e "$B/kernels/6.12-aware/bzImage" ] ||
 	[ ! -e "$B/kernels/6.12-stock/bzImage" ] || [ ! -e "$B/images/xfs-reflink.img" ]; then
