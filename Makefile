@@ -48,10 +48,16 @@ link = $(CC) $(1) -o $@ $(2) $(3) && \
 
 # Guest programs land in the initramfs; one program per line.
 GUEST_PROGS := $(BUILD_DIR)/guest/pmem-agent \
+	       $(BUILD_DIR)/guest/pmem-ack \
 	       $(BUILD_DIR)/guest/semantics \
 	       $(BUILD_DIR)/guest/pmem-writer \
 	       $(BUILD_DIR)/guest/pmem-verify \
 	       $(BUILD_DIR)/guest/pmem-checker
+
+# The ack protocol for programs built elsewhere (C++, Rust, your own static
+# binary): a static library and its header, usable from C and C++.
+ACKLIB_SRC := workloads/ack.c workloads/channel.c
+ACKLIB     := $(BUILD_DIR)/libpmemack.a $(BUILD_DIR)/include/pmem-ack.h
 
 # The writer: every persistence method is one file in workloads/persist/.
 WRITER_SRC := workloads/writer.c workloads/job.c workloads/stats.c workloads/tracefs.c \
@@ -75,10 +81,10 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-record-crc
 
 include harness/plugins/Makefile.inc
--include $(wildcard $(BUILD_DIR)/*.d $(BUILD_DIR)/guest/*.d $(BUILD_DIR)/tests/*.d $(BUILD_DIR)/plugins/*.d)
+-include $(wildcard $(BUILD_DIR)/*.d $(BUILD_DIR)/ackobj/*.d $(BUILD_DIR)/guest/*.d $(BUILD_DIR)/tests/*.d $(BUILD_DIR)/plugins/*.d)
 
 .PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare report adr-cost crashbench bisect-check fuzz
-all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) plugins
+all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) $(ACKLIB) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
 # figure as unavailable, and says so here rather than building less silently.
@@ -99,6 +105,25 @@ $(BUILD_DIR)/pmem-harness: $(HARNESS_SRC)
 $(BUILD_DIR)/guest/pmem-agent: workloads/agent.c workloads/channel.c
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS),workloads/agent.c workloads/channel.c,)
+
+# pmem-ack is built as any program outside this tree would be: with the
+# installed header and the library.
+$(BUILD_DIR)/guest/pmem-ack: workloads/pmem-ack.c $(ACKLIB)
+	@mkdir -p $(@D)
+	$(call link,$(CFLAGS) -I$(BUILD_DIR)/include,workloads/pmem-ack.c,$(BUILD_DIR)/libpmemack.a)
+
+$(BUILD_DIR)/ackobj/%.o: workloads/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -MMD -MP -c -o $@ $<
+
+$(BUILD_DIR)/libpmemack.a: $(patsubst workloads/%.c,$(BUILD_DIR)/ackobj/%.o,$(ACKLIB_SRC))
+	rm -f $@
+	ar rcs $@ $^
+
+# Installed under the name programs include; workloads/ack.h is its source.
+$(BUILD_DIR)/include/pmem-ack.h: workloads/ack.h
+	@mkdir -p $(@D)
+	cp $< $@
 
 $(BUILD_DIR)/guest/semantics: tests/guest/semantics.c workloads/pmem_map.c workloads/tracefs.c workloads/cpu_flush.c
 	@mkdir -p $(@D)
