@@ -4,14 +4,15 @@
 #   vm-images/build-initramfs.sh [--checker] OUT.cpio GUEST_BIN_DIR
 #
 # The image holds busybox (static), ndctl, e2fsprogs, xfsprogs, fio (with its
-# libpmem engine), perf, and every program in GUEST_BIN_DIR, each dynamic
-# binary with the libraries ldd resolves for it. The archive is left
-# uncompressed: under TCG, decompressing it would cost more boot time than
-# loading the extra bytes.
+# libpmem engine), perf, PMDK (libpmem, libpmemobj, pmempool), and every
+# program in GUEST_BIN_DIR, each dynamic binary with the libraries ldd
+# resolves for it; OUT.cpio.libs lists the shared libraries it carries. The
+# archive is left uncompressed: under TCG, decompressing it would cost more
+# boot time than loading the extra bytes.
 #
 # --checker: only what a crash checker guest runs (busybox, e2fsck,
-# xfs_repair, pmem-agent, pmem-checker). fio and perf bring 100 MiB of
-# libraries, which a guest unpacks at every boot: two seconds under TCG.
+# xfs_repair, pmempool, pmem-agent, pmem-checker). fio and perf bring 100 MiB
+# of libraries, which a guest unpacks at every boot: two seconds under TCG.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -39,6 +40,8 @@ declare -A tools=(
 	[/usr/bin/fio]=fio
 	[/usr/bin/perf]=linux-perf
 	[/usr/lib/x86_64-linux-gnu/libpmem.so.1]=libpmem1
+	[/usr/lib/x86_64-linux-gnu/libpmemobj.so.1]=libpmemobj1
+	[/usr/bin/pmempool]=pmdk-tools
 )
 missing=()
 for t in "${!tools[@]}"; do
@@ -77,8 +80,10 @@ copy_libs_of() { # binary
 
 guest_tools=(/usr/bin/ndctl /usr/bin/daxctl /sbin/mke2fs /sbin/e2fsck /sbin/mkfs.xfs
 	/sbin/xfs_repair /usr/sbin/xfs_io /usr/bin/fio /usr/bin/perf
-	/usr/lib/x86_64-linux-gnu/libpmem.so.1)
-[ -z "$checker" ] || guest_tools=(/sbin/e2fsck /sbin/xfs_repair)
+	/usr/lib/x86_64-linux-gnu/libpmem.so.1 /usr/lib/x86_64-linux-gnu/libpmemobj.so.1 /usr/bin/pmempool)
+# pmempool, for "pmempool check" in checkers of PMDK programs, brings the
+# libpmemobj and libpmem those programs are linked against.
+[ -z "$checker" ] || guest_tools=(/sbin/e2fsck /sbin/xfs_repair /usr/bin/pmempool)
 for t in "${guest_tools[@]}"; do
 	copy_into_image "$t"
 	copy_libs_of "$t"
@@ -110,6 +115,12 @@ echo "root:x:0:0:root:/root:/bin/sh" >"$stage/etc/passwd"
 echo "root:x:0:" >"$stage/etc/group"
 
 mkdir -p "$(dirname "$out")"
+# The shared libraries the image carries, by name: crashtest takes a user's
+# dynamic program only when both images have every library it needs
+# (harness/user_program.c).
+(cd "$stage/usr" && find lib/x86_64-linux-gnu lib64 -maxdepth 1 -name '*.so*' -printf '%f\n' | LC_ALL=C sort) \
+	>"$out.libs.tmp"
+mv "$out.libs.tmp" "$out.libs"
 (cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$out.tmp"
 mv "$out.tmp" "$out"
 echo "build-initramfs: $out ($(du -h "$out" | cut -f1))" >&2

@@ -19,6 +19,8 @@ packages=(
 	clang libclang-rt-14-dev
 	# guest image contents
 	busybox-static ndctl daxctl e2fsprogs xfsprogs fio libpmem1 libpmem-dev linux-perf
+	# PMDK programs under test: libpmemobj to build against, pmempool for their checkers
+	libpmemobj-dev pmdk-tools
 	# reports: plots, and the browser the report test opens them in
 	gnuplot-nox chromium fonts-dejavu-core
 	# the emulator
