@@ -78,7 +78,8 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-table-escape \
 	      $(BUILD_DIR)/tests/unit-check-phases \
 	      $(BUILD_DIR)/tests/unit-check-block \
-	      $(BUILD_DIR)/tests/unit-record-crc
+	      $(BUILD_DIR)/tests/unit-record-crc \
+	      $(BUILD_DIR)/tests/unit-user-program
 
 include harness/plugins/Makefile.inc
 -include $(wildcard $(BUILD_DIR)/*.d $(BUILD_DIR)/ackobj/*.d $(BUILD_DIR)/guest/*.d $(BUILD_DIR)/tests/*.d $(BUILD_DIR)/plugins/*.d)
@@ -193,6 +194,10 @@ $(BUILD_DIR)/tests/unit-record-crc: tests/unit/record-crc.c workloads/record.c
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest,tests/unit/record-crc.c workloads/record.c,)
 
+$(BUILD_DIR)/tests/unit-user-program: tests/unit/user-program.c harness/user_program.c crash-inject/image.c
+	@mkdir -p $(@D)
+	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/user-program.c harness/user_program.c crash-inject/image.c,-lxxhash)
+
 $(BUILD_DIR)/tests/unit-noise: tests/unit/noise.c results/stats.c
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/noise.c results/stats.c,-lm)
@@ -305,7 +310,7 @@ SCENARIO_KERNELS = $(shell awk -v only=" $(subst $(comma), ,$(SCENARIOS)) " \
 	'!/^\#/ && NF >= 7 && $$7 != "-" && (only ~ /^ *$$/ || index(only, " " $$1 " ")) { print $$7 }' \
 	crash-inject/scenarios | sort -u)
 
-# make crashtest PROGRAM="a.c b.c" (or a static binary) [CHECK=check.c] [CFLAGS=... LDLIBS=...]
+# make crashtest PROGRAM="a.c b.cc" (or a binary, or a #!/bin/sh script) [CHECK=check.c] [CFLAGS=... LDLIBS=...]
 #                [MODE=aware] [FS=ext4] [PLATFORM=adr] [KERNEL=flavour]
 crashtest:
 	vm-images/setup-host.sh

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A user's program or checker for crashtest, as a static x86-64 binary the
- * guest can run: built from one or more C sources with the ack, record and
- * cache-flush helpers, or taken as it is when it is already such a binary.
+ * A user's program or checker for crashtest, as something the guest runs:
+ * built from C or C++ sources with the ack, record and cache-flush helpers,
+ * or taken as it is when it is already an x86-64 binary or a #!/bin/sh
+ * script (the guest has busybox sh, and pmem-ack for acknowledgements).
  */
 #ifndef HARNESS_USER_PROGRAM_H
 #define HARNESS_USER_PROGRAM_H
@@ -10,10 +11,18 @@
 #include <stddef.h>
 
 /*
- * spec: C sources separated by spaces, or one executable. Sources are built
- * with $CC (gcc), cflags and ldlibs (may be NULL). A prebuilt binary must be
- * a static x86-64 ELF executable: the guest has none of a dynamic one's
- * libraries. 0, or -1 with one line saying what to do.
+ * spec: sources separated by spaces, or one executable. C sources are built
+ * with $CC (gcc); with any C++ source (.cc, .cpp, .cxx) the C files are
+ * compiled by $CC, the C++ ones by $CXX (g++), and $CXX links with
+ * libstdc++. cflags go to both, ldlibs to the link (either may be NULL).
+ * The result is static, except against PMDK (ldlibs naming -lpmem...):
+ * Debian has no static libndctl or libdaxctl for its libpmem.a.
+ *
+ * A binary, given or built, is static, or dynamic with every library it
+ * needs in both guest images ($PMEM_BUILD/initramfs{,-checker}.cpio.libs,
+ * written by vm-images/build-initramfs.sh). A script starts with #!/bin/sh,
+ * is text with Unix line ends, is executable and under 1 MiB. Either is
+ * given alone. 0, or -1 with one line saying what to do.
  */
 int user_program_build(const char *spec, const char *out, const char *cflags, const char *ldlibs);
 

@@ -2,7 +2,8 @@
 # make crashtest's judge on real guests:
 #  - a program that acknowledges before persisting is caught (lost records);
 #  - its correct twin shows every crash image intact, also when it is given
-#    as a prebuilt static binary (a dynamic one is refused in one line);
+#    as a prebuilt static binary (a dynamic one needing a library the
+#    guests lack is refused in one line);
 #  - planted damage in a known-good image is found: a zeroed record (lost),
 #    a flipped payload byte (torn), a wiped superblock (fs-corrupt);
 #  - one checker guest takes several images in a row without stale caches:
@@ -50,7 +51,8 @@ grep -qx "report: $out/late/report/index.html (markdown beside it: report.md)" "
 	grep -q '^| program | [a-z+]* | intact | [0-9]* intact, 0 lost, 0 torn, 0 fs-corrupt of' "$out/late/report/report.md"
 tap_ok $? "crashtest records run.json, writes its report and prints the path"
 
-# The same program as a prebuilt static binary, and a dynamic one refused.
+# The same program as a prebuilt static binary, and a dynamic one needing a
+# library the guests do not carry (jq: libjq) refused.
 gcc -std=gnu11 -O2 -g -static -Iworkloads -o "$out/ack-late.static" tests/fixtures/ack-late.c workloads/ack.c \
 	workloads/channel.c workloads/record.c workloads/cpu_flush.c workloads/pmem_map.c
 "$H" crashtest --program "$out/ack-late.static" --fs ext4 --results "$out" --run-id prebuilt \
@@ -58,11 +60,12 @@ gcc -std=gnu11 -O2 -g -static -Iworkloads -o "$out/ack-late.static" tests/fixtur
 rc=$?
 pn=$(jq '.scenarios[0].images' "$out/prebuilt/crash/summary.json")
 pi=$(jq '.scenarios[0].verdicts.intact' "$out/prebuilt/crash/summary.json")
-"$H" crashtest --program /bin/true --fs ext4 --results "$out" --run-id dynamic >/dev/null 2>"$out/dynamic.err"
+"$H" crashtest --program /usr/bin/jq --fs ext4 --results "$out" --run-id dynamic >/dev/null 2>"$out/dynamic.err"
 drc=$?
 [ "$rc" -eq 0 ] && [ "${pn:-0}" -gt 0 ] && [ "$pi" = "$pn" ] && [ "$drc" -eq 2 ] &&
-	grep -q 'dynamically linked .* link it with -static' "$out/dynamic.err"
-tap_ok $? "a prebuilt static binary is crash-tested as its source is ($pi of $pn intact); a dynamic one is refused"
+	grep -q "dynamically linked and needs libjq.so.1, which the writer guest does not carry: link it with -static" \
+		"$out/dynamic.err"
+tap_ok $? "a prebuilt static binary is crash-tested as its source is ($pi of $pn intact); a dynamic one needing libjq is refused"
 
 # The last image: taken by kill -9 after all 512 acks.
 good=$(jq -r 'select(.taken == "kill") | .image' "$dir"/image-*.json | head -n 1)

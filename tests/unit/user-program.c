@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit test: what PROGRAM= and CHECK= accept (harness/user_program.c):
+ * #!/bin/sh scripts as they are and the scripts the guest cannot run
+ * refused in one line; C++ sources, alone or with C, built static with
+ * libstdc++; dynamic binaries taken when both guest images carry their
+ * libraries, refused naming the library otherwise; PMDK programs linked
+ * against the shared libraries. Run from the top of the tree.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "user_program.h"
+
+static char top[] = "/tmp/unit-user-program.XXXXXX";
+static char err[8192];
+
+static void put(const char *name, const char *text, int mode)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", top, name);
+	f = fopen(path, "w");
+	if (!f)
+		exit(1);
+	fputs(text, f);
+	fclose(f);
+	chmod(path, mode);
+}
+
+/* user_program_build with its stderr caught in err[]. */
+static int build(const char *spec, const char *out, const char *ldlibs)
+{
+	char path[512];
+	int saved = dup(2), fd, rc;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/stderr", top);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	fflush(stderr);
+	dup2(fd, 2);
+	rc = user_program_build(spec, out, NULL, ldlibs);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, err, sizeof(err) - 1, 0);
+	err[n > 0 ? n : 0] = '\0';
+	close(fd);
+	if (err[0])
+		tap_diag("%.*s", (int)strcspn(err, "\n"), err);
+	return rc;
+}
+
+static char *in(const char *name)
+{
+	static char paths[8][512];
+	static int i;
+
+	i = (i + 1) % 8;
+	snprintf(paths[i], sizeof(paths[i]), "%s/%s", top, name);
+	return paths[i];
+}
+
+static int is_static_elf(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int ok = fd >= 0 && pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) && !memcmp(eh.e_ident, ELFMAG, SELFMAG);
+
+	for (unsigned int i = 0; ok && i < eh.e_phnum; i++)
+		ok = pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) == sizeof(ph) && ph.p_type != PT_INTERP;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* The program's stdout equals want. */
+static int prints(const char *path, const char *want)
+{
+	char cmd[600], buf[256] = "";
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd), "'%s'", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, p);
+	buf[n] = '\0';
+	return pclose(p) == 0 && !strcmp(buf, want);
+}
+
+static int same_file(const char *a, const char *b)
+{
+	char cmd[1200];
+
+	snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", a, b);
+	return system(cmd) == 0;
+}
+
+/* Libraries the fake guest images carry. */
+static void manifests(const char *writer, const char *checker)
+{
+	put("initramfs.cpio.libs", writer, 0644);
+	put("initramfs-checker.cpio.libs", checker, 0644);
+}
+
+int main(void)
+{
+	static const char libc[] = "ld-linux-x86-64.so.2\nlibc.so.6\n";
+	static const char pmdk[] = "ld-linux-x86-64.so.2\nlibc.so.6\nlibpmemobj.so.1\nlibpmem.so.1\n";
+	struct stat st;
+	int rc;
+
+	if (!mkdtemp(top))
+		return 1;
+	setenv("PMEM_BUILD", top, 1);
+	tap_plan(13);
+
+	put("w.sh", "#!/bin/sh\nset -e\npmem-ack 0 0 4096\n", 0755);
+	rc = build(in("w.sh"), in("w.out"), NULL);
+	tap_result(rc == 0 && same_file(in("w.sh"), in("w.out")) && stat(in("w.out"), &st) == 0 &&
+				   (st.st_mode & 0777) == 0755 ?
+			   TAP_PASS :
+			   TAP_FAIL,
+		   "a #!/bin/sh script is taken as it is, executable", NULL);
+
+	put("bash.sh", "#!/bin/bash\necho hi\n", 0755);
+	rc = build(in("bash.sh"), in("bash.out"), NULL);
+	tap_result(rc < 0 && strstr(err, "starts with '#!/bin/bash'") && strstr(err, "start the script with #!/bin/sh") &&
+				   access(in("bash.out"), F_OK) ?
+			   TAP_PASS :
+			   TAP_FAIL,
+		   "a #!/bin/bash script is refused: the guest has busybox sh only", NULL);
+
+	put("noexec.sh", "#!/bin/sh\ntrue\n", 0644);
+	rc = build(in("noexec.sh"), in("noexec.out"), NULL);
+	tap_result(rc < 0 && strstr(err, "not executable: chmod +x it") ? TAP_PASS : TAP_FAIL,
+		   "a script without its x bit is refused", NULL);
+
+	put("dos.sh", "#!/bin/sh\r\ntrue\r\n", 0755);
+	rc = build(in("dos.sh"), in("dos.out"), NULL);
+	tap_result(rc < 0 && strstr(err, "DOS line ends") ? TAP_PASS : TAP_FAIL,
+		   "a script with \\r\\n line ends is refused", NULL);
+
+	put("a.c", "int a(void) { return 1; }\n", 0644);
+	{
+		char two[1100];
+
+		snprintf(two, sizeof(two), "%s %s", in("w.sh"), in("a.c"));
+		rc = build(two, in("two.out"), NULL);
+	}
+	tap_result(rc < 0 && strstr(err, "is a script: give it alone") ? TAP_PASS : TAP_FAIL,
+		   "a script among sources is refused", NULL);
+
+	put("hello.cc", "#include <iostream>\n#include <string>\n#include \"ack.h\"\n"
+			"int main() { std::string s(\"hello \"); std::cout << s + \"c++\\n\"; return 0; }\n",
+	    0644);
+	rc = build(in("hello.cc"), in("hello"), NULL);
+	tap_result(rc == 0 && is_static_elf(in("hello")) && prints(in("hello"), "hello c++\n") ? TAP_PASS : TAP_FAIL,
+		   "a C++ source is built static with libstdc++ and the helpers, and runs", NULL);
+
+	put("half.c", "#include \"record.h\"\nint half(int x) { return x / 2; }\n", 0644);
+	put("main.cpp", "#include <cstdio>\nextern \"C\" int half(int);\n"
+			"int main() { std::printf(\"%d\\n\", half(84)); return 0; }\n",
+	    0644);
+	{
+		char two[1100];
+
+		snprintf(two, sizeof(two), "%s %s", in("half.c"), in("main.cpp"));
+		rc = build(two, in("mixed"), NULL);
+	}
+	tap_result(rc == 0 && is_static_elf(in("mixed")) && prints(in("mixed"), "42\n") ? TAP_PASS : TAP_FAIL,
+		   "C and C++ sources together: C by gcc, C++ by g++, linked by g++", NULL);
+
+	put("bad.cc", "int main() { return undeclared; }\n", 0644);
+	rc = build(in("bad.cc"), in("bad"), NULL);
+	tap_result(rc < 0 && strstr(err, "compiling") && strstr(err, "failed") ? TAP_PASS : TAP_FAIL,
+		   "a C++ source that does not compile fails in one line after the compiler's", NULL);
+
+	unlink(in("initramfs.cpio.libs"));
+	unlink(in("initramfs-checker.cpio.libs"));
+	rc = build("/bin/true", in("true"), NULL);
+	tap_result(rc < 0 && strstr(err, "dynamically linked") && strstr(err, "run 'make images'") ? TAP_PASS : TAP_FAIL,
+		   "a dynamic binary without the images' library lists: make images", NULL);
+
+	manifests(libc, libc);
+	rc = build("/bin/true", in("true"), NULL);
+	tap_result(rc == 0 && same_file("/bin/true", in("true")) ? TAP_PASS : TAP_FAIL,
+		   "a dynamic binary whose libraries both images carry is taken", NULL);
+
+	if (access("/usr/bin/jq", X_OK)) {
+		tap_result(TAP_SKIP, "a dynamic binary needing a library the images lack is refused", "no /usr/bin/jq");
+	} else {
+		rc = build("/usr/bin/jq", in("jq"), NULL);
+		tap_result(rc < 0 && strstr(err, "needs libjq.so.1, which the writer guest does not carry: link it with -static") ?
+				   TAP_PASS :
+				   TAP_FAIL,
+			   "a dynamic binary needing a library the images lack is refused, naming it", NULL);
+	}
+
+	manifests(pmdk, libc);
+	put("pool.c", "#include <libpmemobj.h>\n"
+		      "int main(void) { return pmemobj_check_version(PMEMOBJ_MAJOR_VERSION, 0) != NULL; }\n",
+	    0644);
+	rc = build(in("pool.c"), in("pool"), "-lpmemobj");
+	tap_result(rc < 0 && strstr(err, "needs libpmemobj.so.1, which the checker guest does not carry") ? TAP_PASS :
+													     TAP_FAIL,
+		   "a PMDK program is linked dynamically; a guest without libpmemobj is named", NULL);
+
+	manifests(pmdk, pmdk);
+	rc = build(in("pool.c"), in("pool"), "-lpmemobj");
+	tap_result(rc == 0 && !is_static_elf(in("pool")) && prints(in("pool"), "") ? TAP_PASS : TAP_FAIL,
+		   "a PMDK program builds against the shared libraries both images carry, and runs", NULL);
+
+	{
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+		if (system(cmd) != 0)
+			tap_diag("could not remove %s", top);
+	}
+	return tap_failed ? 1 : 0;
+}
