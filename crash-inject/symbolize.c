@@ -11,7 +11,8 @@
 
 #include "symbolize.h"
 
-#define KERNEL_BASE 0xffff800000000000ULL
+/* Kernel text and data have bit 63 set (4- and 5-level paging alike). */
+#define KERNEL_BASE 0x8000000000000000ULL
 
 extern char **environ;
 

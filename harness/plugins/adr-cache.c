@@ -85,7 +85,13 @@
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
-#define KERNEL_BASE 0xffff800000000000ULL
+/*
+ * Kernel addresses have bit 63 set, user ones not, with 4-level paging
+ * (kernel from 0xffff800000000000) and 5-level alike (from
+ * 0xff00000000000000: the direct map at 0xff11000000000000 under
+ * nokaslr). Our guests boot with LA57 under -cpu max.
+ */
+#define KERNEL_BASE 0x8000000000000000ULL
 #define PAGE 4096ULL
 /* The largest record whose lines the ack marker reports. */
 #define ACK_MAX_LEN (1ULL << 20)
@@ -343,17 +349,30 @@ static int read_phys_u64(uint64_t pa, uint64_t *v)
  * the MMU would (SDM Vol. 3A 4.5, "4-Level Paging and 5-Level Paging").
  * Returns the guest-physical address, or -1 where a level is not present.
  */
+/* Why a walk stopped, for the first few: a flush left unresolved is a
+ * finding about the model, and this is its evidence (QEMU's stderr). */
+static void walk_failed(uint64_t vaddr, uint64_t cr3, int level, int levels, uint64_t entry)
+{
+	static int said;
+
+	if (said++ < 4)
+		fprintf(stderr, "adr-cache: page walk of 0x%" PRIx64 " (cr3 0x%" PRIx64 ", %d levels) stopped at level %d, entry 0x%" PRIx64 "%s\n",
+			vaddr, cr3, levels, level, entry, have_linear ? "" : ": no linear map known yet");
+}
+
 static int walk_page_tables(uint64_t vaddr, uint64_t cr3, uint64_t *pa)
 {
 	const uint64_t addr_mask = 0x000ffffffffff000ULL;
 	int levels = read_reg(REG_CR4) & (1ULL << 12) ? 5 : 4;
-	uint64_t table = cr3 & addr_mask, e;
+	uint64_t table = cr3 & addr_mask, e = 0;
 
 	for (int l = levels; l >= 1; l--) {
 		int shift = 12 + 9 * (l - 1);
 
-		if (read_phys_u64(table + ((vaddr >> shift) & 511) * 8, &e) < 0 || !(e & 1))
+		if (read_phys_u64(table + ((vaddr >> shift) & 511) * 8, &e) < 0 || !(e & 1)) {
+			walk_failed(vaddr, cr3, l, levels, e);
 			return -1;
+		}
 		/* A 4 KiB page, or a 1 GiB / 2 MiB one (PS in a PDPTE or PDE). */
 		if (l == 1 || (l <= 3 && (e & 0x80))) {
 			uint64_t in_page = (1ULL << shift) - 1;
