@@ -32,6 +32,9 @@
 /* What one guest may write to each log before it is stopped as a flood:
  * far more than any job of ours prints, far less than a shared disk. */
 #define LOG_MAX_DEFAULT (256ULL << 20)
+/* What a NUL byte from the guest becomes in a line: DEL, which no protocol
+ * line holds and quotes print as '?'. */
+#define LINE_NUL '\x7f'
 
 struct linebuf {
 	char buf[8192];
@@ -250,6 +253,12 @@ static int read_lines(int fd, struct linebuf *lb, FILE *log, struct vm *vm,
 		return 0;
 	if (log)
 		log_guest(vm, log, &vm->console_bytes, "console", "console.log", lb->buf + lb->len, n);
+	/* A NUL is no byte of any line the host reads: left in, it would end
+	 * the line early for the parsers and hide the newline after it, and
+	 * with it every line that follows (a hostile guest's stall, or a
+	 * panic unseen). The logs keep the bytes as they came. */
+	for (char *p = lb->buf + lb->len; (p = memchr(p, '\0', lb->buf + lb->len + n - p)); p++)
+		*p = LINE_NUL;
 	lb->len += n;
 	lb->buf[lb->len] = '\0';
 	start = lb->buf;
