@@ -52,6 +52,7 @@ struct vm {
 	unsigned long long log_max, console_bytes, guest_bytes;
 	pid_t pid;
 	int exited;		/* QEMU reaped */
+	int wstatus;		/* and how it ended */
 	int reported;		/* guest sent "exit" */
 	int booted;
 	int killed;		/* by a hook, on purpose */
@@ -102,11 +103,9 @@ static void set_message(struct vm *vm, enum vm_status s, const char *fmt, ...)
 
 static int reap(struct vm *vm, int options)
 {
-	int status;
-
 	if (vm->exited)
 		return 1;
-	if (waitpid(vm->pid, &status, options) == vm->pid) {
+	if (waitpid(vm->pid, &vm->wstatus, options) == vm->pid) {
 		vm->exited = 1;
 		return 1;
 	}
@@ -313,6 +312,29 @@ static int qemu_gone(struct vm *vm)
 }
 
 /*
+ * How QEMU ended, for the user's line: "" while it runs or when it exited
+ * cleanly. Here the harness has not ended it: a signal came from outside (a
+ * user, the OOM killer) or from the kernel (SIGBUS: the disk under the
+ * NVDIMM file it maps filled up).
+ */
+static void qemu_end(struct vm *vm, char *buf, size_t size)
+{
+	int sig;
+
+	buf[0] = '\0';
+	if (!qemu_gone(vm))
+		return;
+	if (WIFSIGNALED(vm->wstatus)) {
+		sig = WTERMSIG(vm->wstatus);
+		snprintf(buf, size, ": QEMU (pid %d) was killed by signal %d (%s), not by the harness%s", (int)vm->pid,
+			 sig, strsignal(sig), sig == SIGBUS ? "; is the disk under its NVDIMM file full?" : "");
+	} else if (WIFEXITED(vm->wstatus) && WEXITSTATUS(vm->wstatus)) {
+		snprintf(buf, size, ": QEMU (pid %d) exited with status %d (its messages: %s/qemu.log)", (int)vm->pid,
+			 WEXITSTATUS(vm->wstatus), vm->o->run_dir);
+	}
+}
+
+/*
  * A port lost while QEMU still runs: the guest can no longer be steered,
  * heard or paused, and waiting for its exit report would take the whole
  * run timeout. After the report, or when QEMU itself is gone, it is not.
@@ -419,9 +441,12 @@ static void watch(struct vm *vm)
 			return;
 		}
 		if (vm->con_fd < 0 && !vm->reported) {
+			char how[256];
+
+			qemu_end(vm, how, sizeof(how));
 			set_message(vm, VM_NO_EXIT,
-				    "guest stopped without reporting an exit status; console log: %s/console.log",
-				    vm->o->run_dir);
+				    "guest stopped without reporting an exit status%s; console log: %s/console.log",
+				    how, vm->o->run_dir);
 			return;
 		}
 	}
