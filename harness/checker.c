@@ -330,7 +330,12 @@ static int hand_over(struct checker_pool *p, struct share *s, size_t i)
 	double t = now_s();
 
 	if (set->write_image(set->ctx, i, s->nvdimm) < 0) {
-		it->verdict = failure("could not write the image into the checker");
+		/* A full disk is the host's fault, not the image's. */
+		if (errno == ENOSPC || errno == EDQUOT)
+			snprintf(set->disk_full, sizeof(set->disk_full), "writing image %zu into the checker's %s failed: %s",
+				 i, s->nvdimm, strerror(errno));
+		else
+			it->verdict = failure("could not write the image into the checker");
 		return -1;
 	}
 	it->phases.ms[PHASE_WRITE] = (now_s() - t) * 1e3;
@@ -348,10 +353,10 @@ static void serve(struct checker_pool *p, struct share *s)
 {
 	struct check_set *set = p->set;
 
-	while (set && p->nretry)
+	while (set && !set->disk_full[0] && p->nretry)
 		if (hand_over(p, s, p->retry[--p->nretry]) == 0)
 			return;
-	for (; set && p->next < set->nitems; p->next++) {
+	for (; set && !set->disk_full[0] && p->next < set->nitems; p->next++) {
 		struct check_item *it = &set->items[p->next];
 
 		if (it->same_as >= 0 || it->verdict)
@@ -477,7 +482,7 @@ void checker_pool_check(struct checker_pool *p, struct check_set *s)
 			fds[k] = (struct pollfd){ .fd = p->shares[k].fd, .events = POLLIN };
 			alive += p->shares[k].fd >= 0;
 		}
-		if (!alive || (!p->outstanding && !p->nretry && p->next >= s->nitems))
+		if (!alive || (!p->outstanding && (s->disk_full[0] || (!p->nretry && p->next >= s->nitems))))
 			break;
 		if (poll(fds, p->n, 1000) < 0 && errno != EINTR)
 			break;

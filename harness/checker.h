@@ -44,6 +44,10 @@ struct check_set {
 	/* Write item i's bytes over dst, a checker's NVDIMM backing file. */
 	int (*write_image)(void *ctx, size_t i, const char *dst);
 	void *ctx;
+	/* Set by the pool when the disk under the checkers' NVDIMM files is
+	 * full: no item is handed out after it, and the items not judged keep
+	 * verdict NULL (the image is not to blame). */
+	char disk_full[512];
 };
 
 struct checker_options {

@@ -479,6 +479,23 @@ static void drop_unjudged(struct crash_run *c)
 	c->nimages = c->npoints = 0;
 }
 
+/* A scenario stopped by a full disk after its writer: nothing of it is kept. */
+static json_t *unjudged(struct crash_run *c, json_t *counts, json_t *unexpected, json_t *tally,
+			struct symbolizer *sym)
+{
+	for (size_t i = 0; i < c->nimages; i++) {
+		json_decref(c->checks[i].verdict);
+		c->checks[i].verdict = NULL;
+	}
+	drop_unjudged(c);
+	json_decref(counts);
+	json_decref(unexpected);
+	json_decref(tally);
+	if (sym)
+		symbolizer_free(sym);
+	return NULL;
+}
+
 /*
  * ADR: every crash point becomes its boundary images (all pending lines
  * kept: eADR; none: strict ADR) and subsets between. They stay descriptions
@@ -676,6 +693,7 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	size_t i, twins = 0;
 	const char *kernel = sc->kernel[0] ? sc->kernel : c->kernel;
 	double t0 = now_s(), t_check;
+	off_t free_after;
 	int kept_example = 0, losses = 0, incomplete = 0;
 
 	c->nacks = c->nimages = c->npoints = 0;
@@ -772,6 +790,18 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	else if (c->pool)
 		checker_pool_check(c->pool, &check);
 	t_check = now_s() - t_check;
+	/* A disk that filled up under the checkers failed them (a write into
+	 * one's NVDIMM, or its QEMU's SIGBUS on the mapped file), not the
+	 * images: the scenario is not judged, and a resume runs it again. */
+	free_after = free_bytes(c->dir);
+	if (check.disk_full[0])
+		snprintf(c->disk_full, sizeof(c->disk_full), "the disk under %s is full: %s", c->dir, check.disk_full);
+	else if (free_after >= 0 && free_after < DISK_RESERVE)
+		snprintf(c->disk_full, sizeof(c->disk_full),
+			 "the disk under %s is full: %lld MiB free after the checkers ran, less than the %lld MiB kept for the results",
+			 c->dir, (long long)(free_after >> 20), (long long)(DISK_RESERVE >> 20));
+	if (c->disk_full[0])
+		return unjudged(c, counts, unexpected, NULL, NULL);
 
 	tally = json_object();
 	if (is_adr(c))
@@ -820,7 +850,11 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		if (json_is_true(json_object_get(chk->verdict, "kept")))
 			json_object_set_new(chk->verdict, "file", json_string(im->path));
 		snprintf(path, sizeof(path), "%s/image-%03zu.json", c->dir, i);
-		json_write_atomic(path, chk->verdict);
+		if (json_write_atomic(path, chk->verdict) < 0 && (errno == ENOSPC || errno == EDQUOT)) {
+			snprintf(c->disk_full, sizeof(c->disk_full), "the disk under %s is full: writing %s failed", c->dir,
+				 path);
+			return unjudged(c, counts, unexpected, tally, is_adr(c) ? &sym : NULL);
+		}
 	}
 	for (i = 0; i < c->nimages; i++) {
 		json_decref(c->checks[i].verdict);

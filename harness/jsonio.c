@@ -11,24 +11,30 @@
 int json_write_atomic(const char *path, json_t *doc)
 {
 	char tmp[4096];
-	int fd;
+	int fd, err;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		fprintf(stderr, "cannot write %s: %s\n", tmp, strerror(errno));
+		err = errno;
+		fprintf(stderr, "cannot write %s: %s\n", tmp, strerror(err));
+		errno = err;
 		return -1;
 	}
 	if (json_dumpfd(doc, fd, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ||
 	    write(fd, "\n", 1) != 1 || fsync(fd) < 0) {
-		fprintf(stderr, "cannot write %s: %s (disk full?)\n", tmp, strerror(errno));
+		err = errno;
+		fprintf(stderr, "cannot write %s: %s (disk full?)\n", tmp, strerror(err));
 		close(fd);
 		unlink(tmp);
+		errno = err;
 		return -1;
 	}
 	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+		err = errno;
+		fprintf(stderr, "cannot write %s: %s\n", path, strerror(err));
 		unlink(tmp);
+		errno = err;
 		return -1;
 	}
 	return 0;

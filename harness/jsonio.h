@@ -5,7 +5,8 @@
 
 #include <jansson.h>
 
-/* Returns 0, or -1 with one error line printed; never leaves a partial file. */
+/* Returns 0, or -1 with one error line printed and errno set (ENOSPC: the
+ * disk is full); never leaves a partial file. */
 int json_write_atomic(const char *path, json_t *doc);
 /* Load a JSON file; NULL (with an error line) if missing or malformed. */
 json_t *json_read_file(const char *path);
