@@ -23,6 +23,7 @@
  * JSON per image, and summary.json for the run.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -635,20 +636,36 @@ static void add_adr_facts(struct crash_run *c, size_t i, struct symbolizer *sym)
 	attribute_image(verdict, pt, im->keep, &map, sym);
 }
 
+/* Where x86-64 Linux loads a PIE's first segment when ASLR is off. */
+#define PIE_BASE 0x555555554000ULL
+
+static int elf_is_pie(const char *path)
+{
+	Elf64_Ehdr eh;
+	FILE *f = fopen(path, "rb");
+	int pie = f && fread(&eh, sizeof(eh), 1, f) == 1 && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+		  eh.e_type == ET_DYN;
+
+	if (f)
+		fclose(f);
+	return pie;
+}
+
 static void user_symbolizer(const struct crash_run *c, const char *kernel, struct symbolizer *sym)
 {
 	char map[1200];
 
 	snprintf(map, sizeof(map), "%s/kernels/%s/System.map", c->build, kernel);
-	/* Our writer is a PIE run with ASLR off (the writer job says so); a
-	 * user's program is static, not PIE. */
+	/* Our writer and a dynamic program are PIEs run with ASLR off (writer_script
+	 * turns it off under ADR), loaded where the kernel puts a PIE then; a
+	 * static program is not PIE. */
 	if (c->program)
-		symbolizer_init(sym, c->program, 0, map);
+		symbolizer_init(sym, c->program, elf_is_pie(c->program) ? PIE_BASE : 0, map);
 	else {
 		static char writer[1100];
 
 		snprintf(writer, sizeof(writer), "%s/guest/pmem-writer", c->build);
-		symbolizer_init(sym, writer, 0x555555554000ULL, map);
+		symbolizer_init(sym, writer, PIE_BASE, map);
 	}
 }
 
@@ -962,11 +979,12 @@ static json_t *run_options(const struct crash_run *c, const char *fss, const cha
 			   const char *program, const char *check, const char *mode, const char *cflags,
 			   const char *ldlibs)
 {
-	return json_pack("{s:s, s:o, s:s?, s:s?, s:o, s:o, s:s, s:s?, s:s?, s:I, s:I, s:I, s:b}", "kernel", c->kernel,
+	return json_pack("{s:s, s:o, s:s?, s:s?, s:o, s:o, s:s, s:s?, s:s?, s:I, s:I, s:I, s:I, s:b}", "kernel", c->kernel,
 			 "filesystems", fs_list(fss), "scenarios", only, "platform", platform, "program",
 			 program_json(program), "check", program_json(check), "mode", mode, "cflags", cflags,
 			 "ldlibs", ldlibs, "seed", (json_int_t)c->seed, "subsets", (json_int_t)c->adr.subsets,
-			 "fence_points", (json_int_t)c->adr.fence_max, "keep", c->keep);
+			 "fence_points", (json_int_t)c->adr.fence_max, "fence_period", (json_int_t)c->adr.fence_period,
+			 "keep", c->keep);
 }
 
 static void usage(FILE *f)
@@ -986,8 +1004,11 @@ static void usage(FILE *f)
 		"                  adr: lines not written back and fenced may be lost (TCG model)\n"
 		"  --subsets N     ADR images per crash point besides the strict one (default 20, max 64)\n"
 		"  --fence-points N  ADR crash points sampled at fences (default 4)\n"
-		"  --program PROG  C sources (\"a.c b.c\"), built static with the ack, record and\n"
-		"                  flush helpers and --cflags/--ldlibs, or a static x86-64 binary\n"
+		"  --fence-period N  sample one in N fences that write lines back and leave\n"
+		"                  others pending (default 200; 1: each, up to --fence-points)\n"
+		"  --program PROG  C or C++ sources (\"a.c b.cc\"), built with the ack, record and\n"
+		"                  flush helpers and --cflags/--ldlibs; an x86-64 binary (static,\n"
+		"                  or dynamic on libraries the guests carry); or a #!/bin/sh script\n"
 		"  --mode MODE     the program's mapping: shared, sync, aware or sync+aware\n"
 		"  --resume ID     finish an interrupted run, with the options it started with:\n"
 		"                  scenarios judged before are kept, the one cut off runs again\n"
@@ -1005,6 +1026,7 @@ int cmd_crashtest(int argc, char **argv)
 		{ "program", required_argument, NULL, 'P' }, { "check", required_argument, NULL, 'C' },
 		{ "mode", required_argument, NULL, 'M' }, { "platform", required_argument, NULL, 'L' },
 		{ "subsets", required_argument, NULL, 'N' }, { "fence-points", required_argument, NULL, 'F' },
+		{ "fence-period", required_argument, NULL, 'E' },
 		{ "checkers", required_argument, NULL, 'c' }, { "cflags", required_argument, NULL, 'G' },
 		{ "ldlibs", required_argument, NULL, 'l' }, { "resume", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' }, { 0 }
@@ -1026,7 +1048,7 @@ int cmd_crashtest(int argc, char **argv)
 	double t0 = now_s();
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:M:L:N:F:c:G:l:R:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:M:L:N:F:E:c:G:l:R:h", longopts, NULL)) != -1) {
 		if (opt == 'P' || opt == 'C' || opt == 'M') {
 			*(opt == 'P' ? &program : opt == 'C' ? &check : &mode) = optarg;
 			continue;
@@ -1053,6 +1075,7 @@ int cmd_crashtest(int argc, char **argv)
 		case 'L': platform = optarg; break;
 		case 'N': c.adr.subsets = strtoul(optarg, NULL, 0); break;
 		case 'F': c.adr.fence_max = strtoull(optarg, NULL, 0); break;
+		case 'E': c.adr.fence_period = strtoull(optarg, NULL, 0); break;
 		case 'c': c.checkers = atoi(optarg); break;
 		case 'G': cflags = optarg; break;
 		case 'l': ldlibs = optarg; break;

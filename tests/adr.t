@@ -45,7 +45,7 @@ read_line() { # image offset
 }
 
 crash probe --program tests/fixtures/adr-probe.c --check tests/fixtures/adr-probe-check.c \
-	--platform adr --keep
+	--platform adr --keep --fence-period 1
 rc=$?
 dir=$out/probe/crash/program__ext4
 ack=$(jq -s '[.[] | select(.taken == "ack")] | .[0].point' "$dir"/image-*.json)
@@ -58,6 +58,10 @@ tap_ok $? "probe: 4 lines pending at the ack (never written back, re-stored afte
 jq -e '.scenarios[0].model | .unresolved_flushes == 0 and .overflow_lines == 0 and .flushes >= 6' \
 	"$out/probe/crash/summary.json" >/dev/null
 tap_ok $? "probe: every flush resolved (also through a second mapping, and a third never stored through), no line lost by the model"
+fences=$(jq '.scenarios[0].model.points_by_kind.fence' "$out/probe/crash/summary.json")
+fence_images=$(jq -s '[.[] | select(.taken == "fence")] | length' "$dir"/image-*.json)
+[ "${fences:-0}" -ge 1 ] && [ "${fence_images:-0}" -ge 2 ]
+tap_ok $? "probe: crash points at fences that wrote lines back and left others pending ($fences points, $fence_images images; --fence-period 1)"
 
 img() { printf '%s/images/p%03d-%s.img' "$dir" "$ack" "$1"; }
 eadr=$(img eadr)
@@ -131,8 +135,7 @@ sum=$out/flush/crash/summary.json
 n=$(jq '.scenarios[0].images' "$sum")
 fences=$(jq '.scenarios[0].model.points_by_kind.fence' "$sum")
 [ "$rc" -eq 0 ] && jq -e '.scenarios[0] | .verdicts.intact == .images and .images > 0 and
-	.model.unresolved_flushes == 0 and .model.flushes >= 4096 and .model.pending_at_last_point == 0 and
-	.model.points_by_kind.fence > 0' "$sum" >/dev/null
+	.model.unresolved_flushes == 0 and .model.flushes >= 4096 and .model.pending_at_last_point == 0' "$sum" >/dev/null
 tap_ok $? "its correct twin (clwb + sfence per record): all $n ADR images intact (${fences:-0} taken at fences), 4096+ flushes, none unresolved"
 
 # The kernel's own write-back: msync flushes the user's lines through the
