@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Build guest kernel flavours from Debian's linux-source package.
+# Build guest kernel flavours from Debian's linux-source package, or build,
+# check and publish a kernel of the user's own given by its path.
 #
 #   vm-images/build-kernel.sh FLAVOUR...      build (or reuse) and publish
+#   vm-images/build-kernel.sh PATH...         a kernel tree or bzImage of yours
 #   vm-images/build-kernel.sh --list          print known flavour names
+#   vm-images/build-kernel.sh --name PATH...  the name a PATH is published as
+#   vm-images/build-kernel.sh --check-config FILE   a config or bzImage has
+#                                             what the guest needs
 #
 # A flavour is a row of vm-images/flavours: a source version plus patch sets.
 # Each build is cached under $PMEM_CACHE/kernels/<flavour>-<key>/, where the
@@ -186,14 +191,404 @@ build_flavour() { # flavour
 	echo "build-kernel: $flavour ready: $out/$flavour/bzImage" >&2
 }
 
-[ $# -gt 0 ] || die "usage: build-kernel.sh FLAVOUR... | --list | --key FLAVOUR"
+# ---- A kernel of the user's own: a path instead of a flavour name ----------
+#
+# Anything with a '/' is a path: a bzImage, a built kernel tree (or an O=
+# build directory: .config and arch/x86/boot/bzImage), or a kernel source
+# tree, which is configured with our fragment and built out of tree into the
+# cache. It is published like a flavour, as build/kernels/user-<dir>-<hash
+# of its path>, so every command that takes a flavour name takes it.
+
+# What the guest cannot do without; =m counts as missing, since the guest
+# loads no modules. Every other line of guest.config is either implied by
+# these (MEMORY_HOTPLUG, SPARSEMEM_VMEMMAP for ZONE_DEVICE; BLOCK), cosmetic
+# (PRINTK_TIME, KALLSYMS: System.map names kernel PCs), for device-dax, which
+# the guest does not use (DEV_DAX, DEV_DAX_PMEM, NVDIMM_DAX), not needed by an
+# uncompressed initramfs (RD_GZIP), or for tracing (tracing_options below;
+# MODULES only because 6.1's KPROBES depends on it).
+required_options=(
+	# the guest's userspace: x86-64 programs in an initramfs, /init a script
+	64BIT BINFMT_ELF BINFMT_SCRIPT BLK_DEV_INITRD DEVTMPFS PROC_FS SYSFS TMPFS SHMEM
+	# system calls busybox, ndctl, fio and our programs make
+	MULTIUSER FUTEX EPOLL SYSVIPC SIGNALFD TIMERFD EVENTFD AIO FILE_LOCKING
+	ADVISE_SYSCALLS POSIX_TIMERS UNIX98_PTYS
+	# smaps VmFlags, where the MAP_PMEM_AWARE probe looks for "pa"
+	PROC_PAGE_MONITOR
+	# the console the watchdog reads for panics, and the virtio-serial ports
+	PRINTK TTY SERIAL_8250 SERIAL_8250_CONSOLE ACPI PCI VIRTIO_PCI VIRTIO_CONSOLE
+	# an ACPI-described NVDIMM as an fsdax namespace with struct pages
+	LIBNVDIMM ACPI_NFIT BLK_DEV_PMEM NVDIMM_PFN ZONE_DEVICE DAX FS_DAX
+	# 2 MiB faults, which the PMD jobs measure
+	TRANSPARENT_HUGEPAGE FS_DAX_PMD
+	EXT4_FS XFS_FS
+)
+# Without these the guest still runs: the fs_dax tracepoint counts are
+# reported as unavailable (workloads/tracefs.c), and function tracing,
+# kprobes and perf are for looking at costs by hand.
+tracing_options=(TRACEPOINTS EVENT_TRACING FTRACE FUNCTION_TRACER FUNCTION_GRAPH_TRACER
+	FUNCTION_PROFILER KPROBES KPROBE_EVENTS PERF_EVENTS)
+
+is_path() { case $1 in */*) return 0 ;; *) return 1 ;; esac; }
+
+# The user's path, ~ expanded (make does not), made absolute.
+user_path() { # path
+	local p=${1/#\~/$HOME}
+	realpath -e -- "$p" 2>/dev/null || die "no such file or directory: $1"
+}
+
+# A bzImage: the x86 boot protocol's "HdrS" at 0x202.
+is_bzimage() { [ -f "$1" ] && [ "$(dd if="$1" bs=1 skip=514 count=4 status=none)" = HdrS ]; }
+
+# What the path is: bzimage, built (a tree or O= directory with its
+# .config and bzImage) or source (a tree to build).
+user_kind() { # abs-path
+	if [ -f "$1" ]; then
+		is_bzimage "$1" || die "$1 is not a bzImage (no x86 boot header) nor a kernel tree"
+		echo bzimage
+	elif [ -e "$1/.config" ] && [ -e "$1/arch/x86/boot/bzImage" ]; then
+		echo built
+	elif [ -e "$1/Makefile" ] && [ -e "$1/Kconfig" ] && [ -d "$1/arch/x86" ]; then
+		echo source
+	else
+		die "$1 is not a kernel tree (Makefile, Kconfig, arch/x86/) nor a built one (.config, arch/x86/boot/bzImage)"
+	fi
+}
+
+# user-<directory>-<hash of the path>: stable for one path, cheap to compute.
+user_name() { # abs-path
+	local p=$1 base
+	case $p in
+	*/arch/x86/boot/bzImage) base=${p%/arch/x86/boot/bzImage} ;;
+	*) base=$p ;;
+	esac
+	# An O= directory links to its source tree, whose name says more.
+	[ ! -L "$base/source" ] || base=$(realpath "$base/source")
+	base=$(basename "$base" | tr -c 'A-Za-z0-9.+\n' '-' | cut -c1-24)
+	echo "user-${base#[.-]}-$(printf '%s' "$p" | sha256sum | cut -c1-8)"
+}
+
+# The release string of a bzImage (boot protocol: kernel_version at 0x20e,
+# an offset from 0x200), e.g. "6.12.118 (pmem-aware@harness) #1 ...".
+bzimage_version() { # bzImage
+	local off
+	off=$(od -An -tu2 -j $((0x20e)) -N2 "$1" | tr -d ' ')
+	[ "$off" -gt 0 ] 2>/dev/null || return 0
+	dd if="$1" bs=1 skip=$((off + 0x200)) count=256 status=none | tr '\0' '\n' | head -1
+}
+
+# The config a bzImage carries (CONFIG_IKCONFIG) on stdout; status 1 when it
+# carries none. The compressed kernel is the boot protocol's payload
+# (payload_offset at 0x248, payload_length at 0x24c, counted from the end of
+# the setup sectors); the config inside it is a gzip stream between the
+# markers IKCFG_ST and IKCFG_ED.
+bzimage_config() { # bzImage
+	local img=$1 sects start len magic tmp st ed
+	local -a unpack
+	sects=$(od -An -tu1 -j $((0x1f1)) -N1 "$img" | tr -d ' ')
+	[ "$sects" -ne 0 ] || sects=4
+	start=$(( (sects + 1) * 512 + $(od -An -tu4 -j $((0x248)) -N4 "$img" | tr -d ' ') ))
+	len=$(od -An -tu4 -j $((0x24c)) -N4 "$img" | tr -d ' ')
+	magic=$(od -An -tx1 -j "$start" -N6 "$img" | tr -d ' \n')
+	case $magic in
+	1f8b*) unpack=(gzip -dc) ;;
+	fd377a585a00) unpack=(xz -dc --single-stream) ;;
+	5d0000*) unpack=(xz -dc --format=lzma) ;;
+	28b52ffd*) unpack=(zstd -dcq) ;;
+	425a68*) unpack=(bzip2 -dc) ;;
+	02214c18*) unpack=(lz4 -dc) ;;
+	894c5a4f*) unpack=(lzop -dc) ;;
+	*) return 1 ;;
+	esac
+	command -v "${unpack[0]}" >/dev/null || { echo "build-kernel: no ${unpack[0]} to unpack $img" >&2; return 1; }
+	tmp=$(mktemp)
+	# Formats with the size appended end in bytes the tools call garbage:
+	# what was unpacked before them is whole, so the status is not used.
+	tail -c +$((start + 1)) "$img" | head -c "$len" | "${unpack[@]}" >"$tmp" 2>/dev/null || true
+	st=$(LC_ALL=C grep -abo IKCFG_ST "$tmp" | head -1 | cut -d: -f1)
+	ed=$(LC_ALL=C grep -abo IKCFG_ED "$tmp" | tail -1 | cut -d: -f1)
+	if [ -z "$st" ] || [ -z "$ed" ] || [ "$ed" -le "$st" ]; then
+		rm -f "$tmp"
+		return 1
+	fi
+	tail -c +$((st + 9)) "$tmp" | head -c $((ed - st - 8)) | gzip -dc 2>/dev/null
+	rm -f "$tmp"
+}
+
+# Refuse, in one line, a config that lacks an option the guest needs.
+check_config() { # config what
+	local config=$1 what=$2 opt missing=()
+	for opt in "${required_options[@]}"; do
+		grep -qx "CONFIG_$opt=y" "$config" && continue
+		grep -qx "CONFIG_$opt=m" "$config" &&
+			die "$what has CONFIG_$opt=m, but the guest loads no modules: make it =y (vm-images/config/guest.config lists what the guest needs)"
+		die "$what lacks CONFIG_$opt=y, which the guest needs: enable it (vm-images/config/guest.config lists them)"
+	done
+	for opt in "${tracing_options[@]}"; do
+		grep -qx "CONFIG_$opt=y" "$config" || missing+=("$opt")
+	done
+	[ ${#missing[@]} -eq 0 ] ||
+		echo "build-kernel: $what lacks ${missing[*]} (tracing only): it runs, and what needs them is reported as unavailable" >&2
+}
+
+# --check-config FILE: a config file, or a bzImage whose IKCONFIG is read.
+check_config_file() { # file
+	local f tmp
+	f=$(user_path "$1")
+	if is_bzimage "$f"; then
+		tmp=$(mktemp)
+		if ! bzimage_config "$f" >"$tmp"; then
+			rm -f "$tmp"
+			echo "build-kernel: $1 carries no config (no CONFIG_IKCONFIG): its options cannot be checked" >&2
+			return 0
+		fi
+		(check_config "$tmp" "$1") || { rm -f "$tmp"; exit 1; }
+		rm -f "$tmp"
+	else
+		check_config "$f" "$1"
+	fi
+	echo "build-kernel: $1 has every option the guest needs" >&2
+}
+
+git_describe() { # tree -> describe, or nothing outside git
+	local tree=$1
+	[ -L "$tree/source" ] && tree=$(realpath "$tree/source") # an O= directory
+	[ "$(git -C "$tree" rev-parse --show-toplevel 2>/dev/null)" = "$tree" ] || return 0
+	git -C "$tree" describe --dirty --always 2>/dev/null
+}
+
+# A source tree's key: git describe --dirty and its diff (untracked files
+# by name, size and mtime), or outside git every file's name, size and mtime.
+source_key() { # tree
+	local tree=$1 describe
+	describe=$(git_describe "$tree")
+	{
+		echo "recipe $recipe"
+		sha256sum "$fragment" "$here/config/user-tree.config" | cut -d' ' -f1
+		[ ! -e "$tree/.config" ] || sha256sum <"$tree/.config"
+		if [ -n "$describe" ]; then
+			echo "git $describe"
+			git -C "$tree" diff HEAD | sha256sum
+			git -C "$tree" ls-files -z --others --exclude-standard |
+				(cd "$tree" && xargs -0r stat -c '%n %s %Y') | LC_ALL=C sort
+		else
+			find "$tree" -path "$tree/.git" -prune -o -type f -printf '%P %s %T@\n' | LC_ALL=C sort
+		fi
+	} | sha256sum | cut -c1-16
+}
+
+# Configure and build a source tree out of tree; the tree is only read.
+# The object directory stays per tree path, so a rebuild after a change is
+# incremental; each result is kept under its key.
+build_source() { # tree name key dest
+	local tree=$1 name=$2 key=$3 dest=$4 work src base opt
+	work=$cache/user/$name
+	check_tools
+	check_space "$cache" 3000
+	mkdir -p "$work/obj"
+	exec 9>"$work.lock"
+	flock 9
+	src=$tree
+	if [ -e "$tree/.config" ] || [ -d "$tree/include/config" ] || [ -d "$tree/arch/x86/include/generated" ]; then
+		# kbuild refuses to build a configured tree out of tree: build a
+		# hard-linked copy without its configuration (unlinking in the
+		# copy leaves the user's files alone).
+		base=$tree/.config
+		src=$work/src
+		rm -rf "$src"
+		cp -al "$tree" "$src" 2>/dev/null ||
+			die "$tree is configured but not built, and cannot be hard-linked into $cache: build it (make bzImage), or run 'make mrproper' in it"
+		rm -rf "$src/.config" "$src/include/config" "$src/include/generated" "$src/arch/x86/include/generated"
+	fi
+	local -a kmake=(make -C "$src" O="$work/obj" -j"$(nproc)" CC="ccache gcc"
+		KBUILD_BUILD_USER=pmem-aware KBUILD_BUILD_HOST=harness)
+	export CCACHE_DIR=$cache/ccache CCACHE_BASEDIR=$cache CCACHE_NOHASHDIR=1
+	echo "build-kernel: building $tree as $name (key $key); log in $dest.log" >&2
+	mkdir -p "$(dirname "$dest")"
+	{
+		if [ -n "${base:-}" ]; then
+			cp "$base" "$work/obj/.config"
+		else
+			"${kmake[@]}" tinyconfig
+		fi
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$work/obj" "$work/obj/.config" \
+			"$fragment" "$here/config/user-tree.config"
+		"${kmake[@]}" olddefconfig
+	} >"$dest.log" 2>&1 || die "configuring $tree failed: see $dest.log"
+	while read -r opt; do
+		grep -qx "$opt" "$work/obj/.config" ||
+			die "$tree: config fragment option '$opt' did not survive olddefconfig (missing dependency?)"
+	done < <(grep -hE '^CONFIG_[A-Z0-9_]+=' "$fragment" "$here/config/user-tree.config")
+	"${kmake[@]}" bzImage >>"$dest.log" 2>&1 ||
+		die "building $tree failed: see the end of $dest.log"
+	rm -rf "$dest.tmp"
+	mkdir -p "$dest.tmp"
+	cp "$work/obj/arch/x86/boot/bzImage" "$work/obj/System.map" "$dest.tmp/"
+	cp "$work/obj/.config" "$dest.tmp/config"
+	mv "$dest.tmp" "$dest"
+	mv "$dest.log" "$dest/build.log"
+	flock -u 9
+}
+
+# Ask the kernel itself whether it has MAP_PMEM_AWARE: boot it on the ext4
+# image and map a DAX file with the flag (semantics probe, the first check
+# of tests/guest/semantics.c). Prints true, false, or nothing when it could
+# not ask; the answer is kept with the build.
+probe_aware() { # name dest
+	local name=$1 dest=$2 b job rc
+	b=${PMEM_BUILD:-$top/build}
+	if [ -e "$dest/map_pmem_aware" ]; then
+		cat "$dest/map_pmem_aware"
+		return
+	fi
+	if [ ! -x "$b/pmem-harness" ] || [ ! -e "$b/initramfs.cpio" ] || [ ! -e "$b/images/ext4.img" ]; then
+		echo "build-kernel: $name: MAP_PMEM_AWARE not probed (no guest images yet: make all images), so bench will not run the aware modes on it" >&2
+		return
+	fi
+	job=$(mktemp)
+	printf '. /usr/share/pmem/lib.sh\npmem_mount\nsemantics probe /mnt\n' >"$job"
+	rm -rf "$dest/probe"
+	rc=0
+	"$b/pmem-harness" run --kernel "$name" --fs ext4 --script "$job" --out "$dest/probe" \
+		--quiet >/dev/null 2>"$dest/probe.err" || rc=$?
+	rm -f "$job"
+	case $rc in
+	0) echo true | tee "$dest/map_pmem_aware" ;;
+	3) echo false | tee "$dest/map_pmem_aware" ;;
+	*) echo "build-kernel: $name: the MAP_PMEM_AWARE probe failed (status $rc): see $dest/probe/" >&2 ;;
+	esac
+}
+
+json_str() { # string -> JSON string (what paths and git describe can hold)
+	local s=$1
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	printf '"%s"' "$(printf '%s' "$s" | tr -d '\000-\037')"
+}
+
+write_user_metadata() { # name kind path key dest aware describe
+	local name=$1 kind=$2 path=$3 key=$4 dest=$5 aware=$6 describe=$7 config_sha=null version
+	[ ! -e "$dest/config" ] || config_sha="\"$(sha256sum <"$dest/config" | cut -d' ' -f1)\""
+	printf '{\n  "schema": 1,\n  "flavour": "%s",\n  "user": true,\n  "kind": "%s",\n' "$name" "$kind"
+	version=$(bzimage_version "$dest/bzImage")
+	# release: what uname -r will say; version: the whole banner (who, when, #)
+	printf '  "path": %s,\n  "git_describe": %s,\n  "release": %s,\n  "version": %s,\n' \
+		"$(json_str "$path")" "$([ -n "$describe" ] && json_str "$describe" || echo null)" \
+		"$(json_str "${version%% *}")" "$(json_str "$version")"
+	printf '  "key": "%s",\n  "bzimage_sha256": "%s",\n  "config_sha256": %s,\n' \
+		"$key" "$(sha256sum <"$dest/bzImage" | cut -d' ' -f1)" "$config_sha"
+	printf '  "map_pmem_aware": %s,\n  "patch_sets": [],\n  "patches": []\n}\n' "${aware:-null}"
+}
+
+# A bzImage and a built tree are keyed by their bzImage, a source tree by
+# its sources (source_key).
+user_key() { # abs-path
+	case $(user_kind "$1") in
+	bzimage) sha256sum <"$1" | cut -c1-16 ;;
+	built) sha256sum <"$1/arch/x86/boot/bzImage" | cut -c1-16 ;;
+	source) source_key "$1" ;;
+	esac
+}
+
+# Build, check and publish a user's kernel under its name.
+build_user() { # path
+	local path name kind key dest describe tree aware p
+	path=$(user_path "$1")
+	name=$(user_name "$path")
+	kind=$(user_kind "$path")
+	key=$(user_key "$path")
+	dest=$cache/kernels/$name-$key
+	describe=
+	case $kind in
+	bzimage)
+		tree=
+		case $path in */arch/x86/boot/bzImage) tree=${path%/arch/x86/boot/bzImage} ;; esac
+		[ -z "$tree" ] || describe=$(git_describe "$tree")
+		if [ ! -e "$dest/bzImage" ]; then
+			rm -rf "$dest.tmp"
+			mkdir -p "$dest.tmp"
+			cp "$path" "$dest.tmp/bzImage"
+			bzimage_config "$path" >"$dest.tmp/config" || rm -f "$dest.tmp/config"
+			# Beside its own tree, a bzImage without IKCONFIG has the
+			# tree's .config and System.map.
+			if [ ! -e "$dest.tmp/config" ] && [ -n "$tree" ] && [ -e "$tree/.config" ]; then
+				cp "$tree/.config" "$dest.tmp/config"
+			fi
+			if [ -n "$tree" ] && [ -e "$tree/System.map" ]; then
+				cp "$tree/System.map" "$dest.tmp/"
+			fi
+			mv "$dest.tmp" "$dest"
+		fi
+		;;
+	built)
+		describe=$(git_describe "$path")
+		if [ ! -e "$dest/bzImage" ]; then
+			rm -rf "$dest.tmp"
+			mkdir -p "$dest.tmp"
+			cp "$path/arch/x86/boot/bzImage" "$dest.tmp/"
+			cp "$path/.config" "$dest.tmp/config"
+			[ ! -e "$path/System.map" ] || cp "$path/System.map" "$dest.tmp/"
+			mv "$dest.tmp" "$dest"
+		fi
+		;;
+	source)
+		describe=$(git_describe "$path")
+		[ -e "$dest/bzImage" ] || build_source "$path" "$name" "$key" "$dest"
+		;;
+	esac
+	if [ -e "$dest/config" ]; then
+		# A refused kernel does not stay published under its name.
+		(check_config "$dest/config" "$1") || { rm -rf "${out:?}/$name"; exit 1; }
+	else
+		echo "build-kernel: $1 carries no config (no CONFIG_IKCONFIG): whether it has what the guest needs cannot be checked" >&2
+	fi
+	mkdir -p "$out/$name"
+	for p in bzImage config System.map; do
+		if [ -e "$dest/$p" ]; then ln -sfn "$dest/$p" "$out/$name/$p"; else rm -f "$out/$name/$p"; fi
+	done
+	# Published before the probe, which boots it by its name.
+	write_user_metadata "$name" "$kind" "$path" "$key" "$dest" "" "$describe" >"$out/$name/kernel.json"
+	aware=$(probe_aware "$name" "$dest")
+	write_user_metadata "$name" "$kind" "$path" "$key" "$dest" "$aware" "$describe" >"$out/$name/kernel.json.tmp"
+	mv "$out/$name/kernel.json.tmp" "$out/$name/kernel.json"
+	echo "build-kernel: $1 ready as $name (MAP_PMEM_AWARE: ${aware:-not probed}): $out/$name/bzImage" >&2
+}
+
+usage="usage: build-kernel.sh FLAVOUR|PATH... | --list | --key FLAVOUR|PATH | --name FLAVOUR|PATH... | --check-config FILE"
+[ $# -gt 0 ] || die "$usage"
 case $1 in
 --list) list_flavours; exit 0 ;;
---key) flavour_key "$2"; exit 0 ;;
+--key)
+	[ $# -eq 2 ] || die "$usage"
+	if is_path "$2"; then
+		p=$(user_path "$2")
+		user_kind "$p" >/dev/null
+		user_key "$p"
+	else
+		flavour_key "$2"
+	fi
+	exit 0 ;;
+--name)
+	shift
+	for f in "$@"; do
+		if is_path "$f"; then
+			p=$(user_path "$f")
+			user_kind "$p" >/dev/null
+			user_name "$p"
+		else
+			echo "$f"
+		fi
+	done
+	exit 0 ;;
+--check-config)
+	[ $# -eq 2 ] || die "$usage"
+	check_config_file "$2"
+	exit 0 ;;
+-*) die "$usage" ;;
 esac
 for f in "$@"; do
-	flavour_row "$f" >/dev/null || die "unknown flavour '$f' (known: $(list_flavours | tr '\n' ' '))"
+	is_path "$f" && continue
+	flavour_row "$f" >/dev/null || die "unknown flavour '$f' (known: $(list_flavours | tr '\n' ' '); a path to a kernel tree or bzImage works too)"
 done
 for f in "$@"; do
-	build_flavour "$f"
+	if is_path "$f"; then build_user "$f"; else build_flavour "$f"; fi
 done
