@@ -84,16 +84,52 @@ static const char *job_name(const char *path, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * Whether the kernel has MAP_PMEM_AWARE. A user's kernel was asked in a
+ * guest when build-kernel.sh published it ("map_pmem_aware": true or false,
+ * null when it could not ask); our flavours say it by their patch sets.
+ */
 static int kernel_has_port(const struct bench *b, const char *kernel)
 {
 	json_t *k = run_kernel_info(b->build, kernel), *set;
+	json_t *probed = json_object_get(k, "map_pmem_aware");
 	size_t i;
 	int has = 0;
 
-	json_array_foreach(json_object_get(k, "patch_sets"), i, set)
-		has |= !strcmp(json_string_value(set), "aware");
+	if (json_is_true(json_object_get(k, "user")))
+		has = json_is_true(probed);
+	else
+		json_array_foreach(json_object_get(k, "patch_sets"), i, set)
+			has |= !strcmp(json_string_value(set), "aware");
 	json_decref(k);
 	return has;
+}
+
+/* One line per kernel the aware modes skip, and per user's kernel. */
+static void say_ports(const struct bench *b)
+{
+	int i, asked = 0;
+
+	for (i = 0; i < b->modes.n; i++)
+		asked |= !strcmp(b->modes.v[i], "aware") || !strcmp(b->modes.v[i], "sync+aware");
+	for (i = 0; i < b->kernels.n && asked; i++) {
+		json_t *k = run_kernel_info(b->build, b->kernels.v[i]);
+		json_t *probed = json_object_get(k, "map_pmem_aware");
+		const char *name = b->kernels.v[i];
+		int has = kernel_has_port(b, name);
+
+		if (!json_is_true(json_object_get(k, "user"))) {
+			if (!has)
+				fprintf(stderr, "bench: %s has no aware patch set: only shared and sync run on it\n", name);
+		} else if (!json_is_boolean(probed)) {
+			fprintf(stderr, "bench: %s: MAP_PMEM_AWARE was not probed (run vm-images/build-kernel.sh %s again after 'make images'): only shared and sync run on it\n",
+				name, json_string_value(json_object_get(k, "path")));
+		} else {
+			fprintf(stderr, "bench: %s %s MAP_PMEM_AWARE (probed in a guest): %s\n", name,
+				has ? "has" : "lacks", has ? "every mode runs on it" : "only shared and sync run on it");
+		}
+		json_decref(k);
+	}
 }
 
 static int run_child(char *const argv[], int quiet);
@@ -496,6 +532,7 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (validate(&b) < 0)
 		return 2;
+	say_ports(&b);
 	snprintf(plugin, sizeof(plugin), "%s/plugins/insn-per-fault.so", b.build);
 	b.plugin = !access(plugin, R_OK) && strcmp(b.accel, "kvm") ? plugin : NULL;
 	if (!b.plugin)
