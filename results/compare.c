@@ -45,8 +45,18 @@ static const char *run_label(struct run *r, char *buf, size_t size)
 	json_t *v;
 
 	snprintf(buf, size, "%s", id ? id : r->dir);
-	json_object_foreach(json_object_get(r->info, "kernels"), k, v)
+	json_object_foreach(json_object_get(r->info, "kernels"), k, v) {
+		const char *git = json_string_value(json_object_get(v, "git_describe"));
+		const char *config = json_string_value(json_object_get(v, "config_sha256"));
+
 		snprintf(buf + strlen(buf), size - strlen(buf), " %s", k);
+		/* A user's kernel keeps its name across rebuilds: say which build. */
+		if (json_is_true(json_object_get(v, "user")))
+			snprintf(buf + strlen(buf), size - strlen(buf), " (%s%s, config %.12s)",
+				 git ? "git " : "release ",
+				 git ? git : json_string_value(json_object_get(v, "release")) ?: "unknown",
+				 config ? config : "unknown");
+	}
 	return buf;
 }
 
@@ -102,7 +112,7 @@ int compare_runs(const char *const *dirs, int n, FILE *out)
 	int count[MAX_RUNS][16] = { { 0 } };
 	int i, with_kernel = 0, rows = 0, ret = 0;
 	const struct metric *m;
-	char label[256], num[32];
+	char label[512], num[32];
 	size_t k;
 
 	if (n < 1 || n > MAX_RUNS) {

@@ -146,6 +146,17 @@ static void describe(struct source *s, FILE *out, enum table_format fmt)
 			char key[128];
 
 			snprintf(key, sizeof(key), "kernel %s", name);
+			/* A user's kernel (build-kernel.sh PATH): where it came from. */
+			if (json_is_true(json_object_get(k, "user"))) {
+				json_t *aware = json_object_get(k, "map_pmem_aware");
+
+				snprintf(value, sizeof(value), "the user's %s %s (git %s), release %s; config %.12s; "
+					 "MAP_PMEM_AWARE %s", jstr(k, "kind"), jstr(k, "path"), jstr(k, "git_describe"),
+					 jstr(k, "release"), jstr(k, "config_sha256"),
+					 json_is_boolean(aware) ? (json_is_true(aware) ? "found" : "absent") : "not probed");
+				table_row(&t, (const char *[]){ key, value });
+				continue;
+			}
 			snprintf(value, sizeof(value), "%s; config %.12s; patches:", jstr(k, "source"),
 				 jstr(k, "config_sha256"));
 			if (!json_array_size(json_object_get(k, "patches")))
