@@ -57,6 +57,9 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 		return -1;
 	if (c->nvdimm && c->nvdimm_size <= NVDIMM_LABEL_SIZE)
 		return -1;
+	/* Plugins instrument TCG translation only. */
+	if (c->plugin && strcmp(c->accel, "tcg"))
+		return -1;
 
 	memset(a, 0, sizeof(*a));
 	argv_add(a, "%s", c->binary);
@@ -100,8 +103,6 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 		argv_add(a, "nvdimm,id=nv0,memdev=nv0mem,label-size=%llu", NVDIMM_LABEL_SIZE);
 	}
 	if (c->plugin) {
-		if (strcmp(c->accel, "tcg"))
-			return -1; /* plugins instrument TCG translation only */
 		argv_add(a, "-plugin");
 		argv_add(a, "%s", c->plugin);
 	}
