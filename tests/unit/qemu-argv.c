@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit test: the QEMU command line built from a struct. */
+/* Unit test: the QEMU command line built from a struct, and the accelerator chosen. */
 #include <string.h>
+#include <unistd.h>
 
+#include "accel.h"
 #include "qemu.h"
 #include "tap.h"
 
@@ -33,13 +35,98 @@ static int has(const struct argv *a, const char *word)
 	return 0;
 }
 
+/*
+ * The KVM side, which cannot run here (a guest hangs under this machine's
+ * nested KVM): the command line a KVM guest gets, and accel_resolve()'s
+ * choice, with vm_run() replaced by a stand-in that boots nothing and
+ * answers as a working or a hanging KVM would.
+ */
+static enum vm_status kvm_answer;
+static int probes;
+static struct argv probe_argv;
+
+int vm_run(struct vm_options *o, struct vm_result *r)
+{
+	o->qemu.qmp_socket = "/run/x/qmp";
+	o->qemu.ctl_socket = "/run/x/ctl";
+	o->qemu.out_socket = "/run/x/out";
+	argv_free(&probe_argv);
+	qemu_build_argv(&o->qemu, &probe_argv);
+	probes++;
+	memset(r, 0, sizeof(*r));
+	r->status = kvm_answer;
+	r->boot_seconds = 1.5;
+	return kvm_answer == VM_OK ? 0 : -1;
+}
+
+const char *vm_status_name(enum vm_status s)
+{
+	return s == VM_OK ? "ok" : "boot-timeout";
+}
+
+static void kvm_tests(void)
+{
+	struct qemu_config c = base;
+	char dir[] = "/tmp/unit-qemu-argv.XXXXXX", out[16], why[512], cmd[128];
+	struct argv a;
+	const char *s;
+	int ok;
+
+	c.accel = "kvm";
+	ok = qemu_build_argv(&c, &a) == 0;
+	tap_result(ok && arg_after(&a, "-accel", "kvm") && !arg_after(&a, "-accel", "tcg")
+		   ? TAP_PASS : TAP_FAIL, "KVM: -accel kvm", NULL);
+	/* -cpu host aborts on MSR 0x10a under nested KVM; max is what both get. */
+	tap_result(ok && arg_after(&a, "-cpu", "max") && !arg_after(&a, "-cpu", "host")
+		   ? TAP_PASS : TAP_FAIL, "KVM: -cpu max, not host", NULL);
+	s = arg_after(&a, "-object", "memory-backend-file");
+	tap_result(ok && s && strstr(s, "share=on") && arg_after(&a, "-M", "q35,nvdimm=on") &&
+		   arg_after(&a, "-device", "nvdimm") && arg_after(&a, "-nic", "none")
+		   ? TAP_PASS : TAP_FAIL, "KVM: the same NVDIMM, machine and no network as TCG", NULL);
+	argv_free(&a);
+	c.plugin = "/p/insn-per-fault.so";
+	tap_result(qemu_build_argv(&c, &a) < 0 ? TAP_PASS : TAP_FAIL,
+		   "KVM: a TCG plugin is refused", NULL);
+
+	c = base;
+	c.binary = "/nonexistent/qemu-system-x86_64";
+	tap_result(accel_resolve("kvm", &c, "/nonexistent", out, sizeof(out), why, sizeof(why)) == 0 &&
+		   !strcmp(out, "kvm") && !strcmp(why, "requested") && probes == 0
+		   ? TAP_PASS : TAP_FAIL, "--accel kvm is taken as asked, without a probe", NULL);
+	tap_result(accel_resolve("hvf", &c, "/nonexistent", out, sizeof(out), why, sizeof(why)) < 0
+		   ? TAP_PASS : TAP_FAIL, "unknown --accel refused", NULL);
+	if (access("/dev/kvm", R_OK | W_OK) != 0 || !mkdtemp(dir)) {
+		tap_result(TAP_SKIP, "auto: a KVM that boots is chosen and cached", "no usable /dev/kvm");
+		tap_result(TAP_SKIP, "auto: a KVM that hangs falls back to TCG", "no usable /dev/kvm");
+		return;
+	}
+	kvm_answer = VM_OK;
+	ok = accel_resolve("auto", &c, dir, out, sizeof(out), why, sizeof(why)) == 0 &&
+	     !strcmp(out, "kvm") && strstr(why, "booted") && probes == 1 &&
+	     arg_after(&probe_argv, "-accel", "kvm") && arg_after(&probe_argv, "-cpu", "max") &&
+	     !arg_after(&probe_argv, "-device", "nvdimm");
+	ok = ok && accel_resolve("auto", &c, dir, out, sizeof(out), why, sizeof(why)) == 0 &&
+	     !strcmp(out, "kvm") && strstr(why, "cached") && probes == 1;
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "auto: a KVM that boots is chosen and cached", NULL);
+	snprintf(cmd, sizeof(cmd), "%s/accel-probe", dir);
+	unlink(cmd);
+	kvm_answer = VM_BOOT_TIMEOUT;
+	ok = accel_resolve("auto", &c, dir, out, sizeof(out), why, sizeof(why)) == 0 &&
+	     !strcmp(out, "tcg") && strstr(why, "using TCG") && probes == 2;
+	tap_diag("%s", why);
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "auto: a KVM that hangs falls back to TCG", NULL);
+	unlink(cmd);
+	rmdir(dir);
+	argv_free(&probe_argv);
+}
+
 int main(void)
 {
 	struct qemu_config c = base;
 	struct argv a;
 	const char *s;
 
-	tap_plan(13);
+	tap_plan(13 + 8);
 	tap_result(qemu_build_argv(&c, &a) == 0 ? TAP_PASS : TAP_FAIL, "complete config builds", NULL);
 	tap_result(a.v[a.n] == NULL ? TAP_PASS : TAP_FAIL, "argv is NULL-terminated", NULL);
 	s = arg_after(&a, "-M", "q35");
@@ -80,5 +167,6 @@ int main(void)
 	c.nvdimm_size = NVDIMM_LABEL_SIZE;
 	tap_result(qemu_build_argv(&c, &a) < 0 ? TAP_PASS : TAP_FAIL,
 		   "NVDIMM no larger than its label area refused", NULL);
+	kvm_tests();
 	return tap_exit();
 }
