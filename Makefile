@@ -290,6 +290,11 @@ test:
 clean:
 	rm -rf $(BUILD_DIR)
 
+# A kernel is a flavour name or a path to a kernel tree or bzImage of yours
+# (anything with a '/'): build-kernel.sh builds or checks a path and publishes it
+# under a name of its own, which the harness takes as it takes a flavour's.
+kernel_names = $(foreach k,$(1),$(if $(findstring /,$(k)),$(shell vm-images/build-kernel.sh --name $(k)),$(k)))
+
 # make bench [QUICK=1] [KERNELS="..."] [FS="ext4 xfs"] [MODES="..."] [JOBS="files"]
 #            [REPS=N] [RESUME=run-id]
 BENCH_KERNELS = $(or $(KERNELS),$(if $(QUICK),6.1-aware,6.1-stock 6.1-aware))
@@ -297,7 +302,7 @@ bench:
 	vm-images/setup-host.sh
 	$(MAKE) all images
 	vm-images/build-kernel.sh $(BENCH_KERNELS)
-	$(BUILD_DIR)/pmem-harness bench $(if $(QUICK),--quick) --kernels "$(BENCH_KERNELS)" $(if $(ACCEL),--accel $(ACCEL)) \
+	$(BUILD_DIR)/pmem-harness bench $(if $(QUICK),--quick) --kernels "$(call kernel_names,$(BENCH_KERNELS))" $(if $(ACCEL),--accel $(ACCEL)) \
 		$(if $(FS),--fs "$(FS)") $(if $(MODES),--modes "$(MODES)") \
 		$(if $(JOBS),--jobs "$(JOBS)") $(if $(REPS),--reps $(REPS)) \
 		$(if $(RESUME),--resume $(RESUME))
@@ -312,12 +317,12 @@ SCENARIO_KERNELS = $(shell awk -v only=" $(subst $(comma), ,$(SCENARIOS)) " \
 	crash-inject/scenarios | sort -u)
 
 # make crashtest PROGRAM="a.c b.cc" (or a binary, or a #!/bin/sh script) [CHECK=check.c] [CFLAGS=... LDLIBS=...]
-#                [MODE=aware] [FS=ext4] [PLATFORM=adr] [KERNEL=flavour]
+#                [MODE=aware] [FS=ext4] [PLATFORM=adr] [KERNEL=flavour or path]
 crashtest:
 	vm-images/setup-host.sh
 	$(MAKE) all images
 	vm-images/build-kernel.sh $(or $(KERNEL),6.1-aware) $(if $(PROGRAM),,$(SCENARIO_KERNELS))
-	$(BUILD_DIR)/pmem-harness crashtest $(if $(KERNEL),--kernel $(KERNEL)) $(if $(FS),--fs "$(FS)") $(if $(ACCEL),--accel $(ACCEL)) \
+	$(BUILD_DIR)/pmem-harness crashtest $(if $(KERNEL),--kernel $(call kernel_names,$(KERNEL))) $(if $(FS),--fs "$(FS)") $(if $(ACCEL),--accel $(ACCEL)) \
 		$(if $(SCENARIOS),--scenarios "$(SCENARIOS)") $(if $(KEEP),--keep) \
 		$(if $(PROGRAM),--program "$(PROGRAM)") $(if $(CHECK),--check "$(CHECK)") \
 		$(if $(filter command line,$(origin CFLAGS)),--cflags "$(CFLAGS)") $(if $(LDLIBS),--ldlibs "$(LDLIBS)") \
@@ -333,7 +338,7 @@ adr-cost: all images
 # on a fixed image set made once and cached (crash-inject/crashbench.sh)
 crashbench: all images
 	vm-images/build-kernel.sh $(or $(KERNEL),6.1-aware)
-	crash-inject/crashbench.sh $(or $(REPS),3)
+	KERNEL=$(call kernel_names,$(or $(KERNEL),6.1-aware)) crash-inject/crashbench.sh $(or $(REPS),3)
 
 # make compare A=results/runs/X B=results/runs/Y [C=...] [HTML=dir] (run ids work too)
 # make compare A=<run of several kernels>: its kernels side by side
