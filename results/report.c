@@ -149,9 +149,12 @@ static void describe(struct source *s, FILE *out, enum table_format fmt)
 			/* A user's kernel (build-kernel.sh PATH): where it came from. */
 			if (json_is_true(json_object_get(k, "user"))) {
 				json_t *aware = json_object_get(k, "map_pmem_aware");
+				char git[160] = "not in git";
 
-				snprintf(value, sizeof(value), "the user's %s %s (git %s), release %s; config %.12s; "
-					 "MAP_PMEM_AWARE %s", jstr(k, "kind"), jstr(k, "path"), jstr(k, "git_describe"),
+				if (json_is_string(json_object_get(k, "git_describe")))
+					snprintf(git, sizeof(git), "git %s", jstr(k, "git_describe"));
+				snprintf(value, sizeof(value), "the user's %s %s (%s), release %s; config %.12s; "
+					 "MAP_PMEM_AWARE %s", jstr(k, "kind"), jstr(k, "path"), git,
 					 jstr(k, "release"), jstr(k, "config_sha256"),
 					 json_is_boolean(aware) ? (json_is_true(aware) ? "found" : "absent") : "not probed");
 				table_row(&t, (const char *[]){ key, value });
