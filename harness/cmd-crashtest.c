@@ -449,7 +449,8 @@ static char *writer_script(const struct crash_run *c, const struct scenario *sc,
 		fprintf(f, "cat >/tmp/job.fio <<'PMEM_JOB_EOF'\n%s\nPMEM_JOB_EOF\n", text);
 	if (c->program) {
 		embed_binary(f, c->program, "/tmp/prog");
-		fprintf(f, "(cd /mnt/crash && PMEM_MODE='%s' /tmp/prog) || exit 1\n", sc->mode);
+		/* The program's own status (128 + N: killed by signal N) is the job's. */
+		fprintf(f, "(cd /mnt/crash && PMEM_MODE='%s' exec /tmp/prog) || exit $?\n", sc->mode);
 	} else {
 		fprintf(f, "pmem-writer --no-trace %s%s --output /tmp/r.json /tmp/job.fio || exit 1\n",
 			strcmp(sc->mode, "-") ? "--map " : "", strcmp(sc->mode, "-") ? sc->mode : "");
@@ -669,6 +670,33 @@ static void user_symbolizer(const struct crash_run *c, const char *kernel, struc
 	}
 }
 
+/*
+ * Why the writer's run does not count as a finished one, in one line for
+ * the user (0 when it does): the guest failed, the program exited non-zero
+ * or was killed, or it finished without acknowledging anything.
+ */
+static int writer_failed(const struct crash_run *c, const struct vm_result *r, char *why, size_t len)
+{
+	const char *who = c->program ? "your program" : "the writer";
+	int sig = r->guest_exit - 128;
+
+	if (c->done && (c->nacks || !c->program))
+		return 0;
+	if (c->done)
+		snprintf(why, len, "%s finished without acknowledging a record, so nothing it wrote can be checked: "
+			 "call ack() (or pmem-ack) after each write it made durable", who);
+	else if (r->status == VM_OK && sig > 0 && sig < 65)
+		snprintf(why, len, "%s was killed by signal %d (%s) after %zu acks; its output is in guest.log", who,
+			 sig, strsignal(sig), c->nacks);
+	else if (r->status == VM_OK)
+		snprintf(why, len, "%s exited with status %d after %zu acks; its output is in guest.log", who,
+			 r->guest_exit, c->nacks);
+	else
+		snprintf(why, len, "the writer did not finish (%s%s%s)", vm_status_name(r->status),
+			 r->message[0] ? ": " : "", r->message);
+	return 1;
+}
+
 /* The checker's time per step over the images it checked (twins excluded). */
 static json_t *checked_phases(const struct crash_run *c)
 {
@@ -709,6 +737,7 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	char *script;
 	size_t i, twins = 0;
 	const char *kernel = sc->kernel[0] ? sc->kernel : c->kernel;
+	char failure[700] = "";
 	double t0 = now_s(), t_check;
 	off_t free_after;
 	int kept_example = 0, losses = 0, incomplete = 0;
@@ -792,9 +821,9 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	if (c->protocol_error[0])
 		fprintf(stderr, "crashtest: %s/%s: the guest broke the ack protocol, stopped at %zu acks: %s; the %zu images taken before are judged\n",
 			sc->name, fs, c->nacks, c->protocol_error, c->nimages);
-	else if (!c->done)
-		fprintf(stderr, "crashtest: %s/%s: the writer did not finish (%s%s%s); judging the %zu images taken\n",
-			sc->name, fs, vm_status_name(r.status), r.message[0] ? ": " : "", r.message, c->nimages);
+	else if (writer_failed(c, &r, failure, sizeof(failure)))
+		fprintf(stderr, "crashtest: %s/%s: %s; judging the %zu images taken before, as crash images of a run that failed\n",
+			sc->name, fs, failure, c->nimages);
 	twins = dedup_images(c);
 
 	/* The crash job writes 4 KiB records into crash/data. */
@@ -891,9 +920,8 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		json_object_set_new(row, "missed", json_true());
 	if (c->protocol_error[0])
 		json_object_set_new(row, "protocol_error", json_string(c->protocol_error));
-	else if (!c->done)
-		json_object_set_new(row, "writer_failure",
-				    json_string(r.message[0] ? r.message : "the program ended without finishing its job"));
+	else if (failure[0])
+		json_object_set_new(row, "writer_failure", json_string(failure));
 	json_object_set_new(row, "check_phases", checked_phases(c));
 	if (json_object_size(tally))
 		json_object_set_new(row, "causes", cause_tally_list(tally, 8));
