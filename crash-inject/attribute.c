@@ -132,13 +132,19 @@ void attribute_image(json_t *verdict, const struct adr_point *pt, const unsigned
  */
 void cause_tally_add(json_t *tally, json_t *verdict)
 {
-	json_t *seen = json_object(), *cause;
+	json_t *seen = json_object(), *causes = json_object_get(verdict, "causes"), *cause;
+	const char *v = json_string_value(json_object_get(verdict, "verdict"));
+	int per_record = json_array_size(causes) > 0;
 	size_t i;
 
-	json_array_foreach(json_object_get(verdict, "causes"), i, cause) {
+	/* A user's checker says only that the image lost something: then the
+	 * image's dropped lines are its causes, with no record to name. */
+	if (!per_record && v && (!strcmp(v, "lost") || !strcmp(v, "torn")))
+		causes = json_object_get(verdict, "dropped_sites");
+	json_array_foreach(causes, i, cause) {
 		const char *site = json_string_value(json_object_get(cause, "site"));
 		const char *why = json_string_value(json_object_get(cause, "why"));
-		json_int_t seq = json_integer_value(json_object_get(cause, "seq"));
+		json_int_t seq = per_record ? json_integer_value(json_object_get(cause, "seq")) : -1;
 		char key[400], seqkey[24];
 		json_t *e;
 
@@ -152,7 +158,8 @@ void cause_tally_add(json_t *tally, json_t *verdict)
 			json_object_set_new(tally, key, e);
 		}
 		snprintf(seqkey, sizeof(seqkey), "%" PRId64, (int64_t)seq);
-		json_object_set(json_object_get(e, "seqs"), seqkey, json_true());
+		if (per_record)
+			json_object_set(json_object_get(e, "seqs"), seqkey, json_true());
 		if (!json_object_get(seen, key)) {
 			json_object_set(seen, key, json_true());
 			json_object_set_new(e, "images", json_integer(json_integer_value(json_object_get(e, "images")) + 1));

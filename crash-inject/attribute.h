@@ -35,6 +35,8 @@ void attribute_image(json_t *verdict, const struct adr_point *pt, const unsigned
  * counts one image's "causes" into it; cause_tally_list() returns the
  * entries, biggest first, at most max: [{site, why, images, records, seq}]
  * (records: distinct records lost to that site; seq: the first of them).
+ * An image judged by a user's checker names no record: its dropped lines
+ * count, with records 0 and seq -1.
  */
 void cause_tally_add(json_t *tally, json_t *verdict);
 json_t *cause_tally_list(json_t *tally, size_t max);

@@ -144,13 +144,15 @@ void verdict_causes(json_t *rows, FILE *out, enum table_format fmt)
 		return;
 	table_note(out, fmt, "Why ADR images lost records: the dropped cache lines that lay inside each lost or torn "
 			     "record, by the store that last wrote them (user code as file:line, kernel code as "
-			     "function+offset). Each image's JSON names its own.");
+			     "function+offset); where a user's checker names no record, the lines its images dropped. "
+			     "Each image's JSON names its own.");
 	table_begin(&t, out, fmt, NULL, 7, header, width);
 	json_array_foreach(rows, i, row) {
 		json_array_foreach(json_object_get(row, "causes"), k, cause) {
 			snprintf(n[0], sizeof(n[0]), "%lld", num(cause, "images"));
-			snprintf(n[1], sizeof(n[1]), "%lld", num(cause, "records"));
-			snprintf(n[2], sizeof(n[2]), "#%lld", num(cause, "seq"));
+			/* A user's checker names no record (records 0, seq -1). */
+			snprintf(n[1], sizeof(n[1]), num(cause, "records") ? "%lld" : "-", num(cause, "records"));
+			snprintf(n[2], sizeof(n[2]), num(cause, "seq") >= 0 ? "#%lld" : "-", num(cause, "seq"));
 			cells[0] = str(row, "scenario");
 			cells[1] = str(row, "fs");
 			cells[2] = n[0];

@@ -148,14 +148,15 @@ grep -E '^ *shared-msync-adr ' "$out/msync.out" | sed 's/^/# /'
 	.model.flushes > 0' "$sum" >/dev/null
 tap_ok $? "msync under ADR: every image intact, the kernel's flushes all resolved"
 
-# The writer's two planted fence bugs: every lost or torn record is blamed
-# on a source line of the writer, for the reason its bug gives, and the
-# summary names that line too.
-crash planted --scenarios sync-clwb-nofence-adr,sync-ntstore-nofence-adr
+# The writer's three planted bugs (no write-back, no fence after clwb, no
+# fence after NT stores): every lost or torn record is blamed on a source
+# line of the writer, for the reason its bug gives, and the summary names
+# that line too.
+crash planted --scenarios sync-none-adr,sync-clwb-nofence-adr,sync-ntstore-nofence-adr
 rc=$?
 sum=$out/planted/crash/summary.json
-grep -E '^ *sync-(clwb|ntstore)-nofence-adr ' "$out/planted.out" | sed 's/^/# /'
-for s in "sync-clwb-nofence-adr:written back, never fenced" "sync-ntstore-nofence-adr:non-temporal store, never fenced"; do
+grep -E '^ *sync-(none|clwb-nofence|ntstore-nofence)-adr ' "$out/planted.out" | sed 's/^/# /'
+for s in "sync-none-adr:never written back" "sync-clwb-nofence-adr:written back, never fenced" "sync-ntstore-nofence-adr:non-temporal store, never fenced"; do
 	name=${s%%:*} why=${s#*:}
 	dir=$out/planted/crash/${name}__ext4
 	counts=$(jq -s -c --arg why "$why" '[.[] | select(.verdict == "lost" or .verdict == "torn") | .causes[]] |
