@@ -285,7 +285,8 @@ guest-test: all test-kernels images
 test:
 	vm-images/setup-host.sh
 	$(MAKE) all $(UNIT_TESTS) $(FUZZ_TARGETS) test-kernels images
-	prove -v $(UNIT_TESTS) tests/*.t
+	$(if $(KERNEL),vm-images/build-kernel.sh $(KERNEL))
+	$(if $(KERNEL),PMEM_TEST_KERNELS="$(call kernel_names,$(KERNEL))") prove -v $(UNIT_TESTS) tests/*.t
 
 clean:
 	rm -rf $(BUILD_DIR)

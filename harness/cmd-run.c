@@ -44,6 +44,7 @@ static char *job_script(const struct run_opts *ro)
 {
 	char path[4096], sets[256] = "", *user, *job;
 	json_t *kernel, *set;
+	int aware = 0;
 	size_t i;
 
 	user = read_text_file(ro->script_path);
@@ -51,12 +52,16 @@ static char *job_script(const struct run_opts *ro)
 		return NULL;
 	snprintf(path, sizeof(path), "%s/kernels/%s/kernel.json", ro->build_dir, ro->flavour);
 	kernel = json_load_file(path, 0, NULL);
-	json_array_foreach(json_object_get(kernel, "patch_sets"), i, set)
+	/* Ours carry the port as a patch set; a user's kernel was probed for it. */
+	json_array_foreach(json_object_get(kernel, "patch_sets"), i, set) {
 		snprintf(sets + strlen(sets), sizeof(sets) - strlen(sets), "%s%s", i ? " " : "",
 			 json_string_value(set));
+		aware |= !strcmp(json_string_value(set) ?: "", "aware");
+	}
+	aware |= json_is_true(json_object_get(kernel, "map_pmem_aware"));
 	json_decref(kernel);
-	if (asprintf(&job, "export PMEM_FLAVOUR='%s' PMEM_FS='%s' PMEM_PATCH_SETS='%s'\n%s",
-		     ro->flavour, ro->fs, sets, user) < 0)
+	if (asprintf(&job, "export PMEM_FLAVOUR='%s' PMEM_FS='%s' PMEM_PATCH_SETS='%s' PMEM_HAS_AWARE=%d\n%s",
+		     ro->flavour, ro->fs, sets, aware, user) < 0)
 		job = NULL;
 	free(user);
 	return job;
