@@ -14,8 +14,9 @@
 #  - its bzImage carries its config, which --check-config reads back;
 #  - a config without FS_DAX is refused in one line, as a config file and as
 #    a built tree given by its path.
-# The first run builds the tree (about 10 minutes on 2 cores); the tree is
-# kept under $RUNS/user-kernel, so later runs reuse the build.
+# The first run builds the tree (about 10 minutes on 2 cores). The tree is
+# kept in the cache, keyed by the series it carries, at the same path from
+# every clone, so later runs (and CI's fresh clones) reuse its build.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
@@ -25,8 +26,10 @@ H=$B/pmem-harness
 BK=vm-images/build-kernel.sh
 top=$RUNS/user-kernel
 out=$top/results
-tree=$top/linux-6.12
 cache=${PMEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmem-aware}
+series=$(cat vm-images/patches/6.12/aware/0[0-9][0-9][0-9]-*.patch | sha256sum | cut -c1-12)
+tree=$cache/test-trees/linux-6.12-aware-$series
+mkdir -p "$cache/test-trees"
 echo "TAP version 13"
 
 if [ ! -e /usr/src/linux-source-6.12.tar.xz ]; then
