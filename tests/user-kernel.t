@@ -72,8 +72,12 @@ name=$($BK --name "$tree")
 [[ $name == user-linux-6.12-[0-9a-f]* ]] && [ "$($BK --name 6.1-stock "$tree/")" = "6.1-stock
 $name" ]
 tap_ok $? "--name maps the tree to $name and a flavour to itself"
-make -n bench KERNELS="6.1-stock $tree" 2>/dev/null | grep -qF -- "--kernels \"6.1-stock $name\"" &&
-	make -n crashtest KERNEL="$tree" PROGRAM=x.c 2>/dev/null | grep -qF -- "crashtest --kernel $name "
+# Whole outputs first: grep -q closing the pipe early would fail make under
+# pipefail, as it did once from a fresh clone.
+make -n bench KERNELS="6.1-stock $tree" >"$out/make-bench.n" 2>/dev/null
+make -n crashtest KERNEL="$tree" PROGRAM=x.c >"$out/make-crashtest.n" 2>/dev/null
+grep -qF -- "--kernels \"6.1-stock $name\"" "$out/make-bench.n" &&
+	grep -qF -- "crashtest --kernel $name " "$out/make-crashtest.n"
 tap_ok $? "make bench KERNELS= and make crashtest KERNEL= take the path"
 
 key=$($BK --key "$tree")
