@@ -48,14 +48,29 @@ static void add_port(struct argv *a, const char *id, const char *path, const cha
 	argv_add(a, "virtserialport,bus=vser.0,chardev=%s,name=%s", id, name);
 }
 
+/* A labelled NVDIMM on a shared backing file, whose writes reach the file. */
+static void add_nvdimm(struct argv *a, const char *id, const char *path, unsigned long long size)
+{
+	/* No pmem=on: the backing file is on an ordinary filesystem. */
+	argv_add(a, "-object");
+	argv_add(a, "memory-backend-file,id=%smem,share=on,mem-path=%s,size=%llu", id, path, size);
+	argv_add(a, "-device");
+	argv_add(a, "nvdimm,id=%s,memdev=%smem,label-size=%llu", id, id, NVDIMM_LABEL_SIZE);
+}
+
 int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 {
-	if (!c->binary || !c->kernel || !c->initrd || !c->accel ||
+	if (!c->binary || !c->kernel || !(c->initrd || c->root_image) || !c->accel ||
 	    !c->qmp_socket || !c->ctl_socket || !c->out_socket || !c->mem_mib)
 		return -1;
 	if (strcmp(c->accel, "kvm") && strcmp(c->accel, "tcg"))
 		return -1;
 	if (c->nvdimm && c->nvdimm_size <= NVDIMM_LABEL_SIZE)
+		return -1;
+	if (c->nvdimm2 && (!c->nvdimm || c->nvdimm2_size <= NVDIMM_LABEL_SIZE))
+		return -1;
+	/* QEMU maps an NVDIMM in whole 2 MiB pages. */
+	if (c->root_image && (!c->root_size || c->root_size % (2ULL << 20)))
 		return -1;
 	/* Plugins instrument TCG translation only. */
 	if (c->plugin && strcmp(c->accel, "tcg"))
@@ -71,9 +86,11 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 	argv_add(a, "-smp");
 	argv_add(a, "%u", c->cpus ? c->cpus : 1);
 	argv_add(a, "-M");
-	argv_add(a, "q35%s", c->nvdimm ? ",nvdimm=on" : "");
+	argv_add(a, "q35%s", c->nvdimm || c->root_image ? ",nvdimm=on" : "");
 	argv_add(a, "-m");
-	argv_add(a, "%uM,slots=2,maxmem=%uM", c->mem_mib, c->mem_mib + 4096);
+	/* One slot per NVDIMM; the bench and crash guests keep the two they had. */
+	argv_add(a, "%uM,slots=%d,maxmem=%uM", c->mem_mib, c->root_image || c->nvdimm2 ? 4 : 2,
+		 c->mem_mib + 4096);
 	argv_add(a, "-nodefaults");
 	argv_add(a, "-no-user-config");
 	argv_add(a, "-display");
@@ -94,26 +111,32 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 	argv_add(a, "virtio-serial-pci,id=vser");
 	add_port(a, "ctl", c->ctl_socket, "pmem.ctl");
 	add_port(a, "out", c->out_socket, "pmem.out");
-	if (c->nvdimm) {
-		/* No pmem=on: the backing file is on an ordinary filesystem. */
+	if (c->root_image) {
 		argv_add(a, "-object");
-		argv_add(a, "memory-backend-file,id=nv0mem,share=on,mem-path=%s,size=%llu",
-			 c->nvdimm, c->nvdimm_size);
+		argv_add(a, "memory-backend-file,id=rootmem,share=off,mem-path=%s,size=%llu",
+			 c->root_image, c->root_size);
 		argv_add(a, "-device");
-		argv_add(a, "nvdimm,id=nv0,memdev=nv0mem,label-size=%llu", NVDIMM_LABEL_SIZE);
+		argv_add(a, "nvdimm,id=root,memdev=rootmem");
 	}
+	if (c->nvdimm)
+		add_nvdimm(a, "nv0", c->nvdimm, c->nvdimm_size);
+	if (c->nvdimm2)
+		add_nvdimm(a, "nv1", c->nvdimm2, c->nvdimm2_size);
 	if (c->plugin) {
 		argv_add(a, "-plugin");
 		argv_add(a, "%s", c->plugin);
 	}
 	argv_add(a, "-kernel");
 	argv_add(a, "%s", c->kernel);
-	argv_add(a, "-initrd");
-	argv_add(a, "%s", c->initrd);
+	if (c->initrd) {
+		argv_add(a, "-initrd");
+		argv_add(a, "%s", c->initrd);
+	}
 	argv_add(a, "-append");
 	/* panic=-1 with -no-reboot: a panic that the console scan misses still
 	 * ends QEMU instead of hanging until the timeout. */
-	argv_add(a, "console=ttyS0 panic=-1 oops=panic%s%s",
+	argv_add(a, "console=ttyS0 panic=-1 oops=panic%s%s%s",
+		 c->initrd ? "" : " root=/dev/pmem0 rootfstype=ext4 rw rootwait init=/init",
 		 c->append ? " " : "", c->append ? c->append : "");
 	return 0;
 }

@@ -22,6 +22,16 @@ struct qemu_config {
 	const char *ctl_socket;
 	const char *out_socket;
 	const char *plugin;		/* "-plugin" argument (TCG only), or NULL */
+	/* A second NVDIMM like the first (xfstests' SCRATCH_DEV), or NULL. */
+	const char *nvdimm2;
+	unsigned long long nvdimm2_size;
+	/*
+	 * Boot from this ext4 image instead of an initrd: a label-less NVDIMM
+	 * placed before the others, so the guest sees it as /dev/pmem0 (raw, no
+	 * DAX), mapped private so that the cached image is never written.
+	 */
+	const char *root_image;
+	unsigned long long root_size;
 };
 
 struct argv {

@@ -120,13 +120,50 @@ static void kvm_tests(void)
 	argv_free(&probe_argv);
 }
 
+/* The xfstests guest: booted from a private root NVDIMM, with two NVDIMMs to test. */
+static void root_image_tests(void)
+{
+	struct qemu_config c = base;
+	struct argv a;
+	const char *s;
+	size_t i, root = 0, nv0 = 0, nv1 = 0;
+	int ok;
+
+	c.initrd = NULL;
+	c.root_image = "/c/root.img";
+	c.root_size = 1ULL << 30;
+	c.nvdimm2 = "/r/scratch.img";
+	c.nvdimm2_size = c.nvdimm_size;
+	ok = qemu_build_argv(&c, &a) == 0;
+	for (i = 0; ok && i < a.n; i++) {
+		root = !root && strstr(a.v[i], "nvdimm,id=root,") ? i : root;
+		nv0 = !nv0 && strstr(a.v[i], "nvdimm,id=nv0,") ? i : nv0;
+		nv1 = !nv1 && strstr(a.v[i], "nvdimm,id=nv1,") ? i : nv1;
+	}
+	/* The guest names pmem devices in NFIT order: the root must come first. */
+	tap_result(ok && root && root < nv0 && nv0 < nv1 && !has(&a, "-initrd") ? TAP_PASS : TAP_FAIL,
+		   "root NVDIMM before the test and scratch NVDIMMs, no initrd", NULL);
+	s = arg_after(&a, "-object", "memory-backend-file,id=rootmem");
+	tap_result(s && strstr(s, "share=off") && strstr(s, "mem-path=/c/root.img") &&
+		   !strstr(a.v[root], "label-size") ? TAP_PASS : TAP_FAIL,
+		   "the root image is mapped private and has no labels (raw namespace)", NULL);
+	s = arg_after(&a, "-append", "console=ttyS0");
+	tap_result(s && strstr(s, "root=/dev/pmem0") && strstr(s, "init=/init") &&
+		   arg_after(&a, "-m", "1024M,slots=4") ? TAP_PASS : TAP_FAIL,
+		   "the kernel mounts /dev/pmem0 as root; a memory slot per NVDIMM", NULL);
+	argv_free(&a);
+	c.root_size = (1ULL << 30) + 4096;
+	tap_result(qemu_build_argv(&c, &a) < 0 ? TAP_PASS : TAP_FAIL,
+		   "a root image that is not whole 2 MiB pages refused", NULL);
+}
+
 int main(void)
 {
 	struct qemu_config c = base;
 	struct argv a;
 	const char *s;
 
-	tap_plan(13 + 8);
+	tap_plan(13 + 8 + 4);
 	tap_result(qemu_build_argv(&c, &a) == 0 ? TAP_PASS : TAP_FAIL, "complete config builds", NULL);
 	tap_result(a.v[a.n] == NULL ? TAP_PASS : TAP_FAIL, "argv is NULL-terminated", NULL);
 	s = arg_after(&a, "-M", "q35");
@@ -167,6 +204,7 @@ int main(void)
 	c.nvdimm_size = NVDIMM_LABEL_SIZE;
 	tap_result(qemu_build_argv(&c, &a) < 0 ? TAP_PASS : TAP_FAIL,
 		   "NVDIMM no larger than its label area refused", NULL);
+	root_image_tests();
 	kvm_tests();
 	return tap_exit();
 }
