@@ -48,19 +48,23 @@ static void add_port(struct argv *a, const char *id, const char *path, const cha
 	argv_add(a, "virtserialport,bus=vser.0,chardev=%s,name=%s", id, name);
 }
 
-/* A labelled NVDIMM on a shared backing file, whose writes reach the file. */
-static void add_nvdimm(struct argv *a, const char *id, const char *path, unsigned long long size)
+/*
+ * A labelled NVDIMM on a shared backing file, whose writes reach the file. Its
+ * slot is fixed: QEMU derives the DIMM's serial number from it, and the
+ * namespace labels a guest writes are valid only under that serial number.
+ */
+static void add_nvdimm(struct argv *a, const char *id, int slot, const char *path, unsigned long long size)
 {
 	/* No pmem=on: the backing file is on an ordinary filesystem. */
 	argv_add(a, "-object");
 	argv_add(a, "memory-backend-file,id=%smem,share=on,mem-path=%s,size=%llu", id, path, size);
 	argv_add(a, "-device");
-	argv_add(a, "nvdimm,id=%s,memdev=%smem,label-size=%llu", id, id, NVDIMM_LABEL_SIZE);
+	argv_add(a, "nvdimm,id=%s,memdev=%smem,slot=%d,label-size=%llu", id, id, slot, NVDIMM_LABEL_SIZE);
 }
 
 int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 {
-	if (!c->binary || !c->kernel || !(c->initrd || c->root_image) || !c->accel ||
+	if (!c->binary || !c->kernel || !c->initrd || !c->accel ||
 	    !c->qmp_socket || !c->ctl_socket || !c->out_socket || !c->mem_mib)
 		return -1;
 	if (strcmp(c->accel, "kvm") && strcmp(c->accel, "tcg"))
@@ -116,27 +120,25 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 		argv_add(a, "memory-backend-file,id=rootmem,share=off,mem-path=%s,size=%llu",
 			 c->root_image, c->root_size);
 		argv_add(a, "-device");
-		argv_add(a, "nvdimm,id=root,memdev=rootmem");
+		argv_add(a, "nvdimm,id=root,memdev=rootmem,slot=%d", NVDIMM_ROOT_SLOT);
 	}
 	if (c->nvdimm)
-		add_nvdimm(a, "nv0", c->nvdimm, c->nvdimm_size);
+		add_nvdimm(a, "nv0", 0, c->nvdimm, c->nvdimm_size);
 	if (c->nvdimm2)
-		add_nvdimm(a, "nv1", c->nvdimm2, c->nvdimm2_size);
+		add_nvdimm(a, "nv1", 1, c->nvdimm2, c->nvdimm2_size);
 	if (c->plugin) {
 		argv_add(a, "-plugin");
 		argv_add(a, "%s", c->plugin);
 	}
 	argv_add(a, "-kernel");
 	argv_add(a, "%s", c->kernel);
-	if (c->initrd) {
-		argv_add(a, "-initrd");
-		argv_add(a, "%s", c->initrd);
-	}
+	argv_add(a, "-initrd");
+	argv_add(a, "%s", c->initrd);
 	argv_add(a, "-append");
 	/* panic=-1 with -no-reboot: a panic that the console scan misses still
 	 * ends QEMU instead of hanging until the timeout. */
 	argv_add(a, "console=ttyS0 panic=-1 oops=panic%s%s%s",
-		 c->initrd ? "" : " root=/dev/pmem0 rootfstype=ext4 rw rootwait init=/init",
+		 c->root_image ? " pmem.root=raw" : "",
 		 c->append ? " " : "", c->append ? c->append : "");
 	return 0;
 }

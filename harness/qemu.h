@@ -7,6 +7,8 @@
 
 /* The NVDIMM label area QEMU keeps at the end of the backing file. */
 #define NVDIMM_LABEL_SIZE (128ULL << 10)
+/* The root image's slot, after the two NVDIMMs under test (slots 0 and 1). */
+#define NVDIMM_ROOT_SLOT 2
 
 struct qemu_config {
 	const char *binary;		/* qemu-system-x86_64 */
@@ -26,9 +28,10 @@ struct qemu_config {
 	const char *nvdimm2;
 	unsigned long long nvdimm2_size;
 	/*
-	 * Boot from this ext4 image instead of an initrd: a label-less NVDIMM
-	 * placed before the others, so the guest sees it as /dev/pmem0 (raw, no
-	 * DAX), mapped private so that the cached image is never written.
+	 * A root filesystem too big for an initrd: an ext4 image on a label-less
+	 * NVDIMM (a raw namespace, no DAX), mapped private so that the cached
+	 * image is never written. The initrd's /init mounts it and switches to
+	 * it when the command line says pmem.root=raw.
 	 */
 	const char *root_image;
 	unsigned long long root_size;

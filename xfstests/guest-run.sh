@@ -1,0 +1,99 @@
+#!/bin/bash
+# The xfstests guest's side of `make xfstests`, shipped in its root image as
+# /usr/share/pmem/xfstests-run.sh and started by the harness's job:
+#
+#   XFSTESTS_FS=ext4|xfs [XFSTESTS_TIMEOUT=s] xfstests-run.sh TEST...
+#
+# It makes the filesystem on TEST_DEV (/dev/pmem1), runs each TEST alone with
+# xfstests' check, both devices mounted with -o dax, and prints one JSON
+# document per line on stdout, which the host reads as untrusted input:
+#   {"kind":"xfstests-env","version":1,...}      what the tests ran on
+#   {"kind":"xfstests-test","version":1,"test":"generic/413",
+#    "status":"pass|fail|notrun","seconds":N,"reason":"...",
+#    "files":{"out.bad":"...","full":"...","dmesg":"...","check":"..."}}
+# Each file is its last 32 KiB. Before each test it tells the host
+# ("xfstests-start TEST" on the control port), so a test that hangs the kernel
+# is killed from outside and the run goes on in a new guest; a test that only
+# hangs in user space is stopped here by timeout(1).
+set -u
+fs=${XFSTESTS_FS:?XFSTESTS_FS is not set}
+limit=${XFSTESTS_TIMEOUT:-900}
+cap=32768
+test_dev=/dev/pmem1
+scratch_dev=/dev/pmem2
+
+fail_run() {
+	jq -cn --arg m "$*" '{kind: "xfstests-error", version: 1, message: $m}'
+	exit 1
+}
+
+for dev in "$test_dev" "$scratch_dev"; do
+	[ -b "$dev" ] || fail_run "no $dev: the guest has no test NVDIMMs"
+	# fsdax namespaces only: a raw one would run every test without DAX.
+	[ "$(cat "/sys/block/${dev#/dev/}/queue/dax" 2>/dev/null)" = 1 ] ||
+		fail_run "$dev is not DAX-capable (not an fsdax namespace)"
+done
+
+# xfs: reflink=1 where the kernel mounts it with -o dax (6.2 and later),
+# reflink=0 where it refuses, which xfstests' CoW tests then report as notrun.
+mkfs_opts=
+if [ "$fs" = xfs ]; then
+	mkdir -p /mnt/scratch
+	mkfs_opts="-m reflink=0"
+	if mkfs.xfs -q -f -m reflink=1 "$scratch_dev" && mount -o dax "$scratch_dev" /mnt/scratch 2>/dev/null; then
+		umount /mnt/scratch
+		mkfs_opts="-m reflink=1"
+	fi
+fi
+case $fs in
+ext4) mkfs.ext4 -q -F "$test_dev" ;;
+xfs) mkfs.xfs -q -f -m "${mkfs_opts#-m }" "$test_dev" ;;
+*) fail_run "unknown filesystem $fs" ;;
+esac || fail_run "mkfs.$fs on $test_dev failed"
+
+cd /xfstests || fail_run "no /xfstests in the image"
+cat >local.config <<EOF
+export FSTYP=$fs
+export TEST_DEV=$test_dev
+export TEST_DIR=/mnt/test
+export SCRATCH_DEV=$scratch_dev
+export SCRATCH_MNT=/mnt/scratch
+export MKFS_OPTIONS="$mkfs_opts"
+export MOUNT_OPTIONS="-o dax"
+export TEST_FS_MOUNT_OPTS="-o dax"
+EOF
+mkdir -p /mnt/test /mnt/scratch
+
+jq -cn --arg fs "$fs" --arg mkfs "$mkfs_opts" --arg kernel "$(uname -r)" \
+	--arg dax "-o dax" '{kind: "xfstests-env", version: 1, fs: $fs, mkfs_options: $mkfs,
+	mount_options: $dax, kernel: $kernel}'
+
+# The last $cap bytes of a result file, or nothing.
+tail_of() { if [ -f "$1" ]; then tail -c "$cap" "$1"; fi; }
+
+for t in "$@"; do
+	pmem-agent ask "xfstests-start $t" >/dev/null || fail_run "the host did not answer xfstests-start"
+	rm -f "results/$t".*
+	start=$(date +%s%N)
+	timeout -k 30 "$limit" ./check "$t" >/tmp/check.out 2>&1
+	rc=$?
+	secs=$((($(date +%s%N) - start) / 1000000))
+	reason=
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		status=fail reason="timed out after $limit s (killed in the guest)"
+	elif [ -e "results/$t.notrun" ]; then
+		status=notrun reason=$(head -c 400 "results/$t.notrun")
+	elif [ $rc -eq 0 ] && grep -q '^Passed all 1 tests' /tmp/check.out; then
+		status=pass
+	else
+		status=fail
+		# check's own line for the test: "generic/413 3s ... - output mismatch (see ...)"
+		reason=$(grep -m1 "^$t " /tmp/check.out | sed 's/^[^ ]* *//' | head -c 400)
+		[ -n "$reason" ] || reason="check exited $rc"
+	fi
+	jq -cn --arg test "$t" --arg status "$status" --argjson ms "$secs" --arg reason "$reason" \
+		--rawfile outbad <(tail_of "results/$t.out.bad") --rawfile full <(tail_of "results/$t.full") \
+		--rawfile dmesg <(tail_of "results/$t.dmesg") --rawfile check <(tail_of /tmp/check.out) \
+		'{kind: "xfstests-test", version: 1, test: $test, status: $status, seconds: ($ms / 1000),
+		  reason: $reason, files: {"out.bad": $outbad, full: $full, dmesg: $dmesg, check: $check}}'
+done
