@@ -23,6 +23,10 @@ packages=(
 	libpmemobj-dev pmdk-tools
 	# reports: plots, and the browser the report test opens them in
 	gnuplot-nox chromium fonts-dejavu-core
+	# make xfstests: its build dependencies (xfstests README) and the tool that
+	# makes its guest root filesystem from Debian packages
+	automake libtool libtool-bin gawk libacl1-dev libaio-dev libcap-dev libgdbm-dev
+	libgdbm-compat-dev liburing-dev uuid-dev xfslibs-dev mmdebstrap
 	# the emulator
 	qemu-system-x86 qemu-utils
 )

@@ -4,7 +4,8 @@
 #
 #   XFSTESTS_FS=ext4|xfs [XFSTESTS_TIMEOUT=s] xfstests-run.sh TEST...
 #
-# It makes the filesystem on TEST_DEV (/dev/pmem1), runs each TEST alone with
+# It makes fsdax namespaces on the two blank NVDIMMs (TEST_DEV and
+# SCRATCH_DEV), the filesystem on TEST_DEV, runs each TEST alone with
 # xfstests' check, both devices mounted with -o dax, and prints one JSON
 # document per line on stdout, which the host reads as untrusted input:
 #   {"kind":"xfstests-env","version":1,...}      what the tests ran on
@@ -19,19 +20,40 @@ set -u
 fs=${XFSTESTS_FS:?XFSTESTS_FS is not set}
 limit=${XFSTESTS_TIMEOUT:-900}
 cap=32768
-test_dev=/dev/pmem1
-scratch_dev=/dev/pmem2
 
 fail_run() {
 	jq -cn --arg m "$*" '{kind: "xfstests-error", version: 1, message: $m}'
 	exit 1
 }
 
+# devtmpfs has no /dev/fd links (udev makes them): bash's <(...) and
+# xfstests need them.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+for i in 0 1 2; do
+	n=(stdin stdout stderr)
+	[ -e "/dev/${n[$i]}" ] || ln -s "/proc/self/fd/$i" "/dev/${n[$i]}"
+done
+
+# The two NVDIMMs under test arrive blank (zeros and an empty label area), so
+# the kernel shows each as one raw namespace: each becomes fsdax with its
+# memmap in RAM (-M mem), as vm-images/guest/pmem-lib.sh makes the golden
+# images. The raw namespace the root is mounted from is left alone.
+root_dev=$(findmnt -n -o SOURCE /)
+devs=()
+for ns in /sys/bus/nd/devices/namespace*; do
+	[ "$(cat "$ns/size")" != 0 ] || continue
+	[ ! -e "$ns/block/${root_dev#/dev/}" ] || continue
+	out=$(ndctl create-namespace -f -e "${ns##*/}" -m fsdax -M mem -a 2M 2>/tmp/ndctl.err) ||
+		fail_run "ndctl create-namespace on ${ns##*/} failed: $(head -c 300 /tmp/ndctl.err)"
+	devs+=("/dev/$(jq -r .blockdev <<<"$out")")
+done
+[ ${#devs[@]} -eq 2 ] || fail_run "expected two blank NVDIMMs under test, found ${#devs[@]}"
+test_dev=${devs[0]}
+scratch_dev=${devs[1]}
 for dev in "$test_dev" "$scratch_dev"; do
-	[ -b "$dev" ] || fail_run "no $dev: the guest has no test NVDIMMs"
-	# fsdax namespaces only: a raw one would run every test without DAX.
+	[ -b "$dev" ] || fail_run "no $dev after creating its namespace"
 	[ "$(cat "/sys/block/${dev#/dev/}/queue/dax" 2>/dev/null)" = 1 ] ||
-		fail_run "$dev is not DAX-capable (not an fsdax namespace)"
+		fail_run "$dev is not DAX-capable"
 done
 
 # xfs: reflink=1 where the kernel mounts it with -o dax (6.2 and later),
