@@ -4,6 +4,7 @@
 #   make crashtest   simulated power loss, verdict per crash image (PROGRAM=..., PLATFORM=adr)
 #   make adr-cost    what the ADR cache model costs a guest
 #   make crashbench  how fast crash images are checked, on a fixed cached set
+#   make xfstests    xfstests' DAX and mmap tests on each kernel, aware beside stock (XFSTESTS=checkout)
 #   make test        unit tests + guest tests (builds what it needs)
 #   make kernels     every kernel flavour in vm-images/flavours
 #   make bisect-check  every patch of each series builds on its own
@@ -34,11 +35,11 @@ ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c harness/bench_resume.c harness/result_blocks.c \
 	       harness/cmd-summary.c harness/cmd-compare.c harness/cmd-report.c harness/vm.c harness/qemu.c harness/qmp.c \
 	       harness/console.c harness/names.c harness/rundir.c harness/accel.c harness/jsonio.c harness/textfile.c harness/runinfo.c \
-	       harness/cmd-crashtest.c harness/crash_resume.c harness/cmd-crashcheck.c harness/cmd-crashbench.c harness/checker.c harness/check_block.c harness/embed.c harness/user_program.c \
+	       harness/cmd-xfstests.c harness/cmd-crashtest.c harness/crash_resume.c harness/cmd-crashcheck.c harness/cmd-crashbench.c harness/checker.c harness/check_block.c harness/embed.c harness/user_program.c \
 	       crash-inject/image.c crash-inject/judge.c crash-inject/ack_stream.c crash-inject/check_phases.c \
 	       crash-inject/adr.c crash-inject/attribute.c crash-inject/symbolize.c \
 	       results/series.c results/stats.c results/summary.c results/compare.c results/table.c \
-	       results/verdicts.c results/plot.c results/figures.c results/report.c
+	       results/verdicts.c results/plot.c results/figures.c results/report.c results/xfstests.c
 
 # $(call link,FLAGS,SOURCES,LIBS): compile and link one program in one call,
 # then ask the compiler which headers it read: $@.d, read by the next make,
@@ -79,12 +80,13 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-check-phases \
 	      $(BUILD_DIR)/tests/unit-check-block \
 	      $(BUILD_DIR)/tests/unit-record-crc \
-	      $(BUILD_DIR)/tests/unit-user-program
+	      $(BUILD_DIR)/tests/unit-user-program \
+	      $(BUILD_DIR)/tests/unit-xfstests-doc
 
 include harness/plugins/Makefile.inc
 -include $(wildcard $(BUILD_DIR)/*.d $(BUILD_DIR)/ackobj/*.d $(BUILD_DIR)/guest/*.d $(BUILD_DIR)/tests/*.d $(BUILD_DIR)/plugins/*.d)
 
-.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare report adr-cost crashbench bisect-check fuzz
+.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare report adr-cost crashbench bisect-check fuzz xfstests xfstests-image
 all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) $(ACKLIB) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
@@ -195,6 +197,10 @@ $(BUILD_DIR)/tests/unit-record-crc: tests/unit/record-crc.c workloads/record.c
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest,tests/unit/record-crc.c workloads/record.c,)
 
+$(BUILD_DIR)/tests/unit-xfstests-doc: tests/unit/xfstests-doc.c results/xfstests.c results/table.c
+	@mkdir -p $(@D)
+	$(call link,$(CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/xfstests-doc.c results/xfstests.c results/table.c,-ljansson -lm)
+
 $(BUILD_DIR)/tests/unit-user-program: tests/unit/user-program.c harness/user_program.c crash-inject/image.c
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/user-program.c harness/user_program.c crash-inject/image.c,-lxxhash)
@@ -211,7 +217,7 @@ $(BUILD_DIR)/tests/unit-adr-model: tests/unit/adr-model.c crash-inject/adr.c cra
 FUZZ_CC      := clang
 FUZZ_FLAGS   := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS := 60
-FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,job check-report ack-line console check-phases results result-blocks bench-resume crash-resume check-block)
+FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,job check-report ack-line console check-phases results result-blocks bench-resume crash-resume check-block xfstests-doc)
 
 $(BUILD_DIR)/fuzz/fuzz-job: tests/fuzz/job.c $(filter-out workloads/writer.c,$(WRITER_SRC))
 	@mkdir -p $(@D)
@@ -240,6 +246,9 @@ $(BUILD_DIR)/fuzz/fuzz-bench-resume: tests/fuzz/bench-resume.c harness/bench_res
 $(BUILD_DIR)/fuzz/fuzz-crash-resume: tests/fuzz/crash-resume.c harness/crash_resume.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Iharness -o $@ $^ -ljansson
+$(BUILD_DIR)/fuzz/fuzz-xfstests-doc: tests/fuzz/xfstests-doc.c results/xfstests.c results/table.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Iresults -o $@ $^ -ljansson -lm
 $(BUILD_DIR)/fuzz/fuzz-check-block: tests/fuzz/check-block.c harness/check_block.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DCHECK_BLOCK_MAX=512 -Iharness -o $@ $^
@@ -330,6 +339,20 @@ crashtest:
 		$(if $(MODE),--mode "$(MODE)") $(if $(PLATFORM),--platform $(PLATFORM)) \
 		$(if $(SUBSETS),--subsets $(SUBSETS)) $(if $(FENCE_POINTS),--fence-points $(FENCE_POINTS)) \
 		$(if $(RESUME),--resume $(RESUME))
+
+# make xfstests [XFSTESTS=<your checkout>] [KERNELS="..."] [FS="ext4 xfs"] [TESTS="generic/413 ..."]
+#               [TIMEOUT=s]: the tests of xfstests/tests in guests, each kernel
+# beside its -stock baseline; fails when a kernel fails a test its baseline passes.
+XFSTESTS_KERNELS = $(or $(KERNELS),6.1-stock 6.1-aware 6.12-stock 6.12-aware)
+xfstests-image: $(BUILD_DIR)/guest/pmem-agent $(BUILD_DIR)/initramfs-checker.cpio
+	vm-images/build-xfstests.sh $(XFSTESTS)
+
+xfstests:
+	vm-images/setup-host.sh
+	$(MAKE) all xfstests-image
+	vm-images/build-kernel.sh $(XFSTESTS_KERNELS)
+	$(BUILD_DIR)/pmem-harness xfstests --kernels "$(call kernel_names,$(XFSTESTS_KERNELS))" $(if $(ACCEL),--accel $(ACCEL)) \
+		$(if $(FS),--fs "$(FS)") $(if $(TESTS),--only "$(TESTS)") $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # make adr-cost [JOB=file.fio] [REPS=3]: what the ADR model costs a guest (TCG)
 adr-cost: all images

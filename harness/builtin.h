@@ -12,6 +12,7 @@ int cmd_crashtest(int argc, char **argv);
 int cmd_crashcheck(int argc, char **argv);
 int cmd_crashbench(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_xfstests(int argc, char **argv);
 
 /* Write a run's report and print its path; 0, 1 if some plots failed, -1. */
 int report_and_say(const char *run_dir);

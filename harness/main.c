@@ -24,6 +24,7 @@ static const struct {
 	{ "crashtest", cmd_crashtest, "inject simulated power loss and judge every crash image" },
 	{ "crashcheck", cmd_crashcheck, "judge one kept crash image again" },
 	{ "crashbench", cmd_crashbench, "time the checker on a fixed set of kept crash images" },
+	{ "xfstests", cmd_xfstests, "run xfstests' DAX and mmap tests, each kernel beside its stock baseline" },
 };
 
 const char *harness_cache_dir(void)
