@@ -354,32 +354,6 @@ static void add_results(json_t *results, const struct unit *u)
 						"seconds", u->seconds[i], "reason", u->reason[i]));
 }
 
-/* Mark each result that differs from its kernel's baseline, and the regressions. */
-static void compare_baselines(json_t *results, const char *const *kernels, size_t nk)
-{
-	json_t *r, *b;
-	size_t i, j;
-
-	json_array_foreach(results, i, r) {
-		const char *base = xt_baseline(json_string_value(json_object_get(r, "kernel")), kernels, nk);
-		const char *st = json_string_value(json_object_get(r, "status"));
-
-		if (!base)
-			continue;
-		json_object_set_new(r, "baseline", json_string(base));
-		json_array_foreach(results, j, b) {
-			const char *bst = json_string_value(json_object_get(b, "status"));
-
-			if (strcmp(json_string_value(json_object_get(b, "kernel")), base) ||
-			    !json_equal(json_object_get(b, "fs"), json_object_get(r, "fs")) ||
-			    !json_equal(json_object_get(b, "test"), json_object_get(r, "test")))
-				continue;
-			json_object_set_new(r, "differs", json_boolean(strcmp(st, bst)));
-			json_object_set_new(r, "regression", json_boolean(!strcmp(bst, "pass") && !strcmp(st, "fail")));
-		}
-	}
-}
-
 static int write_summary(const char *run_dir, json_t *doc, int *regressions)
 {
 	char path[1200];
@@ -402,7 +376,8 @@ static int write_summary(const char *run_dir, json_t *doc, int *regressions)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: pmem-harness xfstests [--kernels \"K...\"] [--fs \"ext4 xfs\"] [--tests FILE]\n"
-		   "           [--only \"TEST...\"] [--timeout S] [--run-id ID] [--results DIR] [--accel A] [-v]\n"
+		   "           [--only \"TEST...\"] [--timeout S] [--root-image IMG] [--run-id ID] [--results DIR]\n"
+		   "           [--accel A] [-v]\n"
 		   "  Runs the tests of FILE (default xfstests/tests) in guests of each kernel on each\n"
 		   "  filesystem, DAX on, and fails when a kernel fails a test its -stock baseline passes.\n");
 }
@@ -411,6 +386,7 @@ int cmd_xfstests(int argc, char **argv)
 {
 	const char *kernels_arg = "6.1-stock 6.1-aware 6.12-stock 6.12-aware", *fs_arg = "ext4 xfs";
 	const char *list_path = "xfstests/tests", *only = NULL, *results = "results/runs", *accel = "auto";
+	const char *root_arg = NULL;
 	const char *kernels[MAX_KERNELS], *fss[MAX_FS];
 	char run_id[64] = "", run_dir[1024], path[1200], why[512], acc[16], root[1024], *kbuf, *fbuf, *obuf = NULL,
 	     *tok, *save;
@@ -419,7 +395,7 @@ int cmd_xfstests(int argc, char **argv)
 		{ "tests", required_argument, NULL, 't' }, { "only", required_argument, NULL, 'o' },
 		{ "timeout", required_argument, NULL, 'T' }, { "run-id", required_argument, NULL, 'r' },
 		{ "results", required_argument, NULL, 'R' }, { "accel", required_argument, NULL, 'a' },
-		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }, { 0 }
+		{ "root-image", required_argument, NULL, 'i' }, { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }, { 0 }
 	};
 	struct run run = { .limit = 600 };
 	static struct xt_list list;
@@ -446,6 +422,7 @@ int cmd_xfstests(int argc, char **argv)
 		case 'R': results = optarg; break;
 		case 'a': accel = optarg; break;
 		case 'v': run.verbose = 1; break;
+		case 'i': root_arg = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -504,7 +481,10 @@ int cmd_xfstests(int argc, char **argv)
 		list = *sub;
 		free(sub);
 	}
-	snprintf(root, sizeof(root), "%s/images/xfstests-root.img", run.build);
+	if (root_arg)
+		snprintf(root, sizeof(root), "%s", root_arg);
+	else
+		snprintf(root, sizeof(root), "%s/images/xfstests-root.img", run.build);
 	if (access(root, R_OK)) {
 		fprintf(stderr, "xfstests: no %s: run 'make xfstests-image' (or vm-images/build-xfstests.sh)\n", root);
 		return 2;
@@ -545,7 +525,8 @@ int cmd_xfstests(int argc, char **argv)
 		json_array_append_new(kj, json_string(kernels[i]));
 	for (j = 0; j < nf; j++)
 		json_array_append_new(fj, json_string(fss[j]));
-	snprintf(path, sizeof(path), "%s/images/xfstests-root.json", run.build);
+	/* What build-xfstests.sh wrote beside the image: which tree it holds. */
+	snprintf(path, sizeof(path), "%.*s.json", (int)(strlen(root) - (strlen(root) > 4 ? 4 : 0)), root);
 	doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:O, s:i, s:o, s:o}", "schema", 1, "kind", "xfstests",
 			"run_id", run_id, "accel", acc, "kernels", kj, "fs", fj, "timeout", run.limit,
 			"xfstests", json_load_file(path, 0, NULL) ?: json_null(), "environment", run_environment());
@@ -590,7 +571,7 @@ int cmd_xfstests(int argc, char **argv)
 					    json_pack("{s:O?, s:s?}", "guest", u->env, "protocol_error",
 						      u->protocol[0] ? u->protocol : NULL));
 			json_decref(u->env);
-			compare_baselines(json_object_get(results_doc, "results"), kernels, nk);
+			xt_compare_baselines(json_object_get(results_doc, "results"), kernels, nk);
 			if (write_summary(run_dir, results_doc, &regressions) < 0) {
 				fprintf(stderr, "xfstests: stopped: results so far are in %s\n", run_dir);
 				return 2;

@@ -316,3 +316,28 @@ int xt_table(FILE *f, json_t *results, json_t *kernels, json_t *fss)
 	json_decref(tests);
 	return regressions;
 }
+
+void xt_compare_baselines(json_t *results, const char *const *kernels, size_t n)
+{
+	json_t *r, *b;
+	size_t i, j;
+
+	json_array_foreach(results, i, r) {
+		const char *base = xt_baseline(json_string_value(json_object_get(r, "kernel")) ?: "", kernels, n);
+		const char *st = json_string_value(json_object_get(r, "status")) ?: "";
+
+		if (!base)
+			continue;
+		json_object_set_new(r, "baseline", json_string(base));
+		json_array_foreach(results, j, b) {
+			const char *bst = json_string_value(json_object_get(b, "status")) ?: "";
+
+			if (strcmp(json_string_value(json_object_get(b, "kernel")) ?: "", base) ||
+			    !json_equal(json_object_get(b, "fs"), json_object_get(r, "fs")) ||
+			    !json_equal(json_object_get(b, "test"), json_object_get(r, "test")))
+				continue;
+			json_object_set_new(r, "differs", json_boolean(strcmp(st, bst)));
+			json_object_set_new(r, "regression", json_boolean(!strcmp(bst, "pass") && !strcmp(st, "fail")));
+		}
+	}
+}

@@ -62,6 +62,11 @@ enum xt_status xt_status_parse(const char *s);
  * "6.12-<something>" when that was run too, else none (NULL).
  */
 const char *xt_baseline(const char *kernel, const char *const *kernels, size_t n);
+/*
+ * Set "baseline", "differs" and "regression" (a fail where the baseline
+ * passed) on every result whose kernel has a baseline among kernels.
+ */
+void xt_compare_baselines(json_t *results, const char *const *kernels, size_t n);
 
 /*
  * The run's table from its results array ({kernel, fs, test, status, reason,

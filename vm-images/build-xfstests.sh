@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build xfstests and the root filesystem of the guests that run it.
 #
-#   vm-images/build-xfstests.sh [XFSTESTS_CHECKOUT]
+#   vm-images/build-xfstests.sh [--out LINK] [XFSTESTS_CHECKOUT]
 #
 # xfstests: a checkout of yours is built in place unless it is built already
 # (its ltp/fsstress exists), as you would build it yourself. Without one, the
@@ -13,7 +13,7 @@
 # /xfstests, the guest agent, /init and xfstests/guest-run.sh, made into an
 # ext4 image with mke2fs -d (no loop device, no mount). The image is cached
 # keyed by the package list, the tree and those files, and published as
-# build/images/xfstests-root.img with xfstests-root.json beside it.
+# build/images/xfstests-root.img (or LINK) with its .json beside it.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
@@ -27,7 +27,13 @@ recipe=1
 die() { echo "build-xfstests: $*" >&2; exit 1; }
 say() { echo "build-xfstests: $*" >&2; }
 
-[ $# -le 1 ] || die "usage: build-xfstests.sh [XFSTESTS_CHECKOUT]"
+link=$build/images/xfstests-root.img
+if [ "${1:-}" = --out ]; then
+	[ $# -ge 2 ] || die "--out needs a path"
+	link=$2
+	shift 2
+fi
+[ $# -le 1 ] || die "usage: build-xfstests.sh [--out LINK] [XFSTESTS_CHECKOUT]"
 for f in "${guest_files[@]}"; do
 	[ -e "$f" ] || die "missing $f: run 'make' (and 'make setup' for busybox-static)"
 done
@@ -125,10 +131,11 @@ if [ ! -e "$img" ]; then
 	trap - EXIT
 fi
 
-ln -sfn "$img" "$build/images/xfstests-root.img"
+mkdir -p "$(dirname "$link")"
+ln -sfn "$img" "$link"
 version=$(cd "$tree" && git describe --always --dirty 2>/dev/null || echo "${origin#snapshot }")
 jq -n --arg image "$img" --arg key "$key" --arg tree "$tree" --arg origin "$origin" \
 	--arg version "$version" --arg pkg "$pkg_key" \
 	'{image: $image, key: $key, tree: $tree, origin: $origin, xfstests_version: $version,
-	  packages_key: $pkg}' >"$build/images/xfstests-root.json"
-say "ready: $build/images/xfstests-root.img (xfstests: $origin)"
+	  packages_key: $pkg}' >"${link%.img}.json"
+say "ready: $link (xfstests: $origin)"
