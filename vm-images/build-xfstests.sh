@@ -10,9 +10,9 @@
 #
 # The root filesystem: Debian bookworm's minbase plus xfstests/packages, made
 # by mmdebstrap and cached keyed by that list; then the built tree under
-# /xfstests, the guest agent, /init and xfstests/guest-run.sh, made into an
-# ext4 image with mke2fs -d (no loop device, no mount). The image is cached
-# keyed by the package list, the tree and those files, and published as
+# /xfstests, the guest agent, /init, xfstests/guest-run.sh and xfstests/su, made
+# into an ext4 image with mke2fs -d (no loop device, no mount). The image is
+# cached keyed by the package list, the tree and those files, and published as
 # build/images/xfstests-root.img (or LINK) with its .json beside it.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -20,7 +20,8 @@ top=$(dirname "$here")
 cache=${PMEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmem-aware}
 build=${PMEM_BUILD:-$top/build}
 packages=$top/xfstests/packages
-guest_files=("$here/guest/init" "$top/xfstests/guest-run.sh" "$build/guest/pmem-agent" /bin/busybox)
+guest_files=("$here/guest/init" "$top/xfstests/guest-run.sh" "$top/xfstests/su" "$build/guest/pmem-agent"
+	/bin/busybox)
 # Bump when the image's recipe changes in a way the inputs above do not show.
 recipe=1
 
@@ -113,6 +114,8 @@ if [ ! -e "$img" ]; then
 	install -m 755 "$here/guest/init" "$stage/init"
 	install -m 755 "$top/xfstests/guest-run.sh" "$stage/usr/share/pmem/xfstests-run.sh"
 	install -m 755 "$build/guest/pmem-agent" "$stage/usr/local/bin/pmem-agent"
+	# Debian's su fails in a guest without networking: see xfstests/su.
+	install -m 755 "$top/xfstests/su" "$stage/usr/local/bin/su"
 	# Debian's poweroff is systemd's; /init powers off with busybox's.
 	install -m 755 /bin/busybox "$stage/usr/local/bin/busybox"
 	ln -sf busybox "$stage/usr/local/bin/poweroff"
@@ -129,6 +132,9 @@ if [ ! -e "$img" ]; then
 	mv "$img.tmp" "$img"
 	rm -rf "$stage"
 	trap - EXIT
+	# Keep the four newest images: each key is a tree or recipe once used.
+	find "$cache/xfstests" -maxdepth 1 -name "root-*.img" -printf "%T@ %p\n" | sort -rn | tail -n +5 |
+		cut -d" " -f2- | xargs -r rm -f
 fi
 
 mkdir -p "$(dirname "$link")"
