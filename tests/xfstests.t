@@ -10,6 +10,9 @@
 #    MAP_SHARED_VALIDATE | MAP_PMEM_AWARE: stock passes, aware fails, the run
 #    exits 1, the cell says REGRESSION and the failure's out.bad and check
 #    output are kept in the run directory;
+#  - a test stuck past its timeout (the planted copy's generic/428 ignores
+#    SIGTERM; the host's grace is cut to 5 s) makes the host kill the guest:
+#    the test fails with that reason and the next passes in a new guest;
 #  - a test that outlives its timeout (generic/413 given 10 s) is stopped in
 #    the guest and fails with the reason, and the next test of the same guest
 #    still runs and passes.
@@ -75,14 +78,17 @@ tap_ok $? "summary.md has the table, one column per kernel"
 
 # --- the planted twin: a regression the suite must report ---------------------
 tree=$(jq -r .tree "$B/images/xfstests-root.json")
-planted=$cache/xfstests/planted-$(basename "$tree")
+fixtures=$(cat tests/fixtures/xfstests/planted-* | sha256sum | cut -c1-12)
+planted=$cache/xfstests/planted-$(basename "$tree")-$fixtures
 if [ ! -d "$planted" ]; then
 	rm -rf "$planted.tmp"
 	cp -a "$tree" "$planted.tmp"
-	cp tests/fixtures/xfstests/planted-452 "$planted.tmp/tests/generic/452"
-	printf 'QA output created by 452\nSilence is golden\n' >"$planted.tmp/tests/generic/452.out"
-	# Fixed times: the image is keyed by the tree's names, sizes and times.
-	touch -d @0 "$planted.tmp/tests/generic/452" "$planted.tmp/tests/generic/452.out"
+	for t in 428 452; do
+		cp "tests/fixtures/xfstests/planted-$t" "$planted.tmp/tests/generic/$t"
+		printf 'QA output created by %s\nSilence is golden\n' $t >"$planted.tmp/tests/generic/$t.out"
+		# Fixed times: the image is keyed by the tree's names, sizes and times.
+		touch -d @0 "$planted.tmp/tests/generic/$t" "$planted.tmp/tests/generic/$t.out"
+	done
 	mv "$planted.tmp" "$planted"
 fi
 vm-images/build-xfstests.sh --out "$out/planted-root.img" "$planted" >>"$out/build.log" 2>&1
@@ -103,6 +109,17 @@ grep -q "MAP_PMEM_AWARE accepted" "$d/generic-452.out.bad" 2>/dev/null && [ -s "
 tap_ok $? "the failure's out.bad and check output are kept in the run directory"
 [ ! -e "$out/planted/xfstests/6.12-stock/ext4/generic-452.out.bad" ]
 tap_ok $? "a test that passed keeps no failure files"
+
+# --- a test stuck past its timeout: the host kills the guest and goes on -----
+printf 'generic/428  planted: ignores SIGTERM past its timeout\ngeneric/452  planted\n' >"$out/hang.list"
+PMEM_XFSTESTS_GRACE=5 "$H" xfstests --kernels 6.12-stock --fs ext4 --tests "$out/hang.list" \
+	--root-image "$out/planted-root.img" --timeout 10 --results "$out" --run-id hang --accel "${ACCEL:-auto}" \
+	>"$out/hang.out" 2>"$out/hang.err"
+r=$(field hang 6.12-stock ext4 generic/428 reason)
+[ "$(cell hang 6.12-stock ext4 generic/428)" = fail ] && [[ $r == "no result 5 s past its timeout: the guest was killed"* ]]
+tap_ok $? "planted generic/428, stuck past 10 s: the host kills the guest and fails it ($r)"
+[ "$(cell hang 6.12-stock ext4 generic/452)" = pass ] && [ -e "$out/hang/xfstests/6.12-stock/ext4/guest-2/guest.log" ]
+tap_ok $? "generic/452 then passes in a second guest"
 
 # --- a test past its timeout fails, and the guest goes on ---------------------
 "$H" xfstests --kernels 6.12-stock --fs ext4 --only "generic/413 generic/428" --timeout 10 --results "$out" \
