@@ -56,16 +56,28 @@ for dev in "$test_dev" "$scratch_dev"; do
 		fail_run "$dev is not DAX-capable"
 done
 
-# xfs: reflink=1 where the kernel mounts it with -o dax (6.2 and later),
-# reflink=0 where it refuses, which xfstests' CoW tests then report as notrun.
+# xfs: reflink and rmapbt (which xfs/550-552 need) where the kernel can
+# reflink a file of a DAX mount (6.2 and later); 6.1 mounts reflink=1 with
+# -o dax but refuses to share a DAX file's blocks (EINVAL), so there the
+# CoW tests report notrun instead of failing on a feature it lacks.
 mkfs_opts=
 if [ "$fs" = xfs ]; then
 	mkdir -p /mnt/scratch
-	mkfs_opts="-m reflink=0"
-	if mkfs.xfs -q -f -m reflink=1 "$scratch_dev" && mount -o dax "$scratch_dev" /mnt/scratch 2>/dev/null; then
+	for opts in reflink=1,rmapbt=1 reflink=0,rmapbt=1 reflink=0; do
+		mkfs.xfs -q -f -m "$opts" "$scratch_dev" 2>/dev/null || continue
+		mount -o dax "$scratch_dev" /mnt/scratch 2>/dev/null || continue
+		ok=1
+		if [ "${opts%%,*}" = reflink=1 ]; then
+			echo data >/mnt/scratch/a
+			cp --reflink=always /mnt/scratch/a /mnt/scratch/b 2>/dev/null || ok=
+		fi
 		umount /mnt/scratch
-		mkfs_opts="-m reflink=1"
-	fi
+		if [ -n "$ok" ]; then
+			mkfs_opts="-m $opts"
+			break
+		fi
+	done
+	[ -n "$mkfs_opts" ] || fail_run "mkfs.xfs made no filesystem that mounts with -o dax on $scratch_dev"
 fi
 case $fs in
 ext4) mkfs.ext4 -q -F "$test_dev" ;;
