@@ -120,6 +120,8 @@ static int prepare_nvdimm(const struct run_opts *ro, char *path, size_t size,
 		return -1;
 	}
 	if (copy_sparse(golden, path) != 0) {
+		/* A copy cut short by a full disk holds the room it took. */
+		unlink(path);
 		fprintf(stderr, "pmem-harness: copying %s to %s failed (disk full?)\n", golden, path);
 		return -1;
 	}
