@@ -64,9 +64,9 @@ void bench_cells_add_unit(json_t *cells, const json_t *unit, const char *path)
 	}
 }
 
-int bench_cells_write(const char *run_dir)
+int bench_cells_write(const char *run_dir, char *why, size_t len)
 {
-	char pattern[1024], path[1024], why[1200];
+	char pattern[1024], path[1024];
 	json_t *cells = json_object(), *cell;
 	const char *key;
 	glob_t g;
@@ -84,8 +84,7 @@ int bench_cells_write(const char *run_dir)
 		globfree(&g);
 	}
 	snprintf(path, sizeof(path), "%s/cells", run_dir);
-	if (run_dir_make(path, why, sizeof(why)) < 0) {
-		fprintf(stderr, "bench: %s\n", why);
+	if (run_dir_make(path, why, len) < 0) {
 		json_decref(cells);
 		return -1;
 	}
@@ -96,7 +95,13 @@ int bench_cells_write(const char *run_dir)
 		for (c = strrchr(name, '/') + 1; *c; c++)
 			if (*c == '+')
 				*c = '-'; /* "sync+aware" -> "sync-aware" in file names only */
-		ret |= json_write_atomic(name, cell);
+		/*
+		 * The first failure stops: on a full disk the rest fail
+		 * alike, and the next write rebuilds every cell from the units.
+		 */
+		ret = json_write_atomic_why(name, cell, why, len);
+		if (ret < 0)
+			break;
 	}
 	json_decref(cells);
 	return ret;

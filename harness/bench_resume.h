@@ -21,7 +21,10 @@ int bench_same_matrix(const json_t *old, const json_t *now);
  */
 void bench_cells_add_unit(json_t *cells, const json_t *unit, const char *path);
 
-/* Rebuild run_dir/cells/ from run_dir/units/<unit>/unit.json. 0, or -1. */
-int bench_cells_write(const char *run_dir);
+/*
+ * Rebuild run_dir/cells/ from run_dir/units/<unit>/unit.json. 0, or -1
+ * with errno set and one line for the user in why (nothing printed).
+ */
+int bench_cells_write(const char *run_dir, char *why, size_t len);
 
 #endif

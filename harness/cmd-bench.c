@@ -16,7 +16,8 @@
  * unit.json is written last and atomically: a unit that has one is done, and
  * --resume skips it. Cell documents are rebuilt from the units after each
  * guest, so an interrupted run leaves consistent cells (bench_resume.c reads
- * what an interrupted run left).
+ * what an interrupted run left). A full results disk stops the run in one
+ * line: every unit after it would fail the same way.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -31,6 +32,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +50,13 @@
 
 #define MAX_LIST 16
 #define UNIT_TIMEOUT 900
+/*
+ * Room a unit needs on the results disk besides its copy of the golden
+ * image: what the guest writes into that copy (QEMU maps it, and a full
+ * disk kills QEMU with SIGBUS there), its logs and its results.
+ */
+#define UNIT_RESERVE ((off_t)64 << 20)
+#define UNIT_INODES 64
 
 struct list {
 	char *v[MAX_LIST];
@@ -60,6 +69,7 @@ struct bench {
 	const char *build, *accel, *plugin;
 	char run_id[64], run_dir[512];
 	char harness[512];
+	char disk_full[1400];	/* the results disk has no room: the run stops */
 };
 
 static const char *const all_modes[] = { "shared", "sync", "aware", "sync+aware" };
@@ -132,7 +142,7 @@ static void say_ports(const struct bench *b)
 	}
 }
 
-static int run_child(char *const argv[], int quiet);
+static int run_child(char *const argv[], int quiet, char **err);
 
 static int validate(struct bench *b)
 {
@@ -175,7 +185,7 @@ static int validate(struct bench *b)
 	for (i = 0; i < b->jobs.n; i++) {
 		char *argv[] = { writer, "--check", b->jobs.v[i], NULL };
 
-		if (run_child(argv, 1) != 0) {
+		if (run_child(argv, 1, NULL) != 0) {
 			fprintf(stderr, "bench: job file %s is not valid (message above)\n", b->jobs.v[i]);
 			return -1;
 		}
@@ -305,27 +315,64 @@ static json_t *parse_results(const char *log_path, int *failures)
 	return results;
 }
 
+/* What a child says on stderr, up to 64 KiB; the rest is read and dropped. */
+static char *read_all(int fd)
+{
+	size_t len = 0, cap = 64 << 10;
+	char *buf = malloc(cap + 1), sink[4096];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, len < cap ? buf + len : sink, len < cap ? cap - len : sizeof(sink));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (len < cap)
+			len += n;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
 /*
  * A program as a child, without a shell (no name is quoted into a command
  * line), and killed with us: a bench killed with -9 must leave no unit
  * running that a resume would run again beside it. quiet: its stdout goes
- * to /dev/null. The child's exit status, or -1.
+ * to /dev/null. err: its stderr is kept there (malloc'd) for the caller to
+ * pass on, or not when the disk turned out full. The child's exit status,
+ * or -1.
  */
-static int run_child(char *const argv[], int quiet)
+static int run_child(char *const argv[], int quiet, char **err)
 {
-	pid_t parent = getpid(), pid = fork();
-	int status;
+	pid_t parent = getpid(), pid;
+	int status, pfd[2] = { -1, -1 };
 
-	if (pid < 0)
+	if (err && pipe2(pfd, O_CLOEXEC) < 0)
 		return -1;
+	pid = fork();
+	if (pid < 0) {
+		if (err) {
+			close(pfd[0]);
+			close(pfd[1]);
+		}
+		return -1;
+	}
 	if (pid == 0) {
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 			_exit(127);
 		if (quiet && dup2(open("/dev/null", O_WRONLY | O_CLOEXEC), 1) < 0)
 			_exit(127);
+		if (err && dup2(pfd[1], 2) < 0)
+			_exit(127);
 		execv(argv[0], argv);
 		fprintf(stderr, "bench: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
+	}
+	if (err) {
+		close(pfd[1]);
+		*err = read_all(pfd[0]);
+		close(pfd[0]);
 	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
@@ -333,23 +380,94 @@ static int run_child(char *const argv[], int quiet)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+static int is_disk_full(int err)
+{
+	return err == ENOSPC || err == EDQUOT;
+}
+
+/*
+ * Whether the results disk has room for a guest on fs: its copy of the
+ * golden image as allocated, and the reserve. If not, say so in
+ * b->disk_full, after what ("" before the guest runs).
+ */
+static int room_for_unit(struct bench *b, const char *fs, const char *after)
+{
+	off_t need = UNIT_RESERVE, avail;
+	char golden[1024];
+	struct statvfs v;
+	struct stat st;
+
+	snprintf(golden, sizeof(golden), "%s/images/%s.img", b->build, fs);
+	if (!stat(golden, &st))
+		need += (off_t)st.st_blocks * 512;
+	if (statvfs(b->run_dir, &v) < 0)
+		return 1;
+	avail = (off_t)v.f_bavail * (off_t)v.f_frsize;
+	if (v.f_files && v.f_favail < UNIT_INODES)
+		snprintf(b->disk_full, sizeof(b->disk_full),
+			 "the disk under %s is full: %s%llu inodes free, and a guest needs %d (its logs and results)",
+			 b->run_dir, after, (unsigned long long)v.f_favail, UNIT_INODES);
+	else if (avail < need)
+		snprintf(b->disk_full, sizeof(b->disk_full),
+			 "the disk under %s is full: %s%lld MiB free, and a guest needs %lld MiB (its copy of the golden image, what it writes there, its logs and results)",
+			 b->run_dir, after, (long long)(avail >> 20), (long long)((need + (1 << 20) - 1) >> 20));
+	else
+		return 1;
+	return 0;
+}
+
+/*
+ * The one line a full disk stops the run with: what is kept, and what to
+ * do. A run without run.json cannot be resumed, only started again.
+ */
+static void say_disk_full(const struct bench *b, const char *where, int resumable)
+{
+	char pattern[1200];
+	size_t kept = 0;
+	glob_t g;
+
+	snprintf(pattern, sizeof(pattern), "%s/units/*/unit.json", b->run_dir);
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		kept = g.gl_pathc;
+		globfree(&g);
+	}
+	if (!resumable) {
+		fprintf(stderr, "bench: %s stopped: %s; free space, then run bench again\n", where, b->disk_full);
+		return;
+	}
+	fprintf(stderr, "bench: %s stopped: %s; the %zu guest%s done before %s kept (%s/units); free space, then finish the run with --resume %s (make bench RESUME=%s)\n",
+		where, b->disk_full, kept, kept == 1 ? "" : "s", kept == 1 ? "is" : "are", b->run_dir,
+		b->run_id, b->run_id);
+}
+
 static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep, const char *dir)
 {
-	char script_path[1024], timeout[16], plugin_arg[1200] = "", path[1024];
-	char *script = unit_script(b, kernel, rep);
+	char script_path[1024], timeout[16], plugin_arg[1200] = "", path[1024], why[4200];
+	char *script, *err = NULL;
 	json_t *unit, *results, *vm;
 	int rc, failures;
 	FILE *f;
 
+	/* Checked ahead: a guest on a full disk dies of SIGBUS or loses its logs. */
+	if (!room_for_unit(b, fs, ""))
+		return -1;
 	if (run_dir_make(dir, path, sizeof(path)) < 0) {
-		fprintf(stderr, "bench: %s\n", path);
-		free(script);
+		if (is_disk_full(errno))
+			snprintf(b->disk_full, sizeof(b->disk_full), "the disk under %s is full: %s", b->run_dir, path);
+		else
+			fprintf(stderr, "bench: %s\n", path);
 		return -1;
 	}
 	snprintf(script_path, sizeof(script_path), "%s/job.sh", dir);
+	script = unit_script(b, kernel, rep);
 	f = fopen(script_path, "w");
-	if (!f || fputs(script, f) < 0 || fclose(f)) {
-		fprintf(stderr, "bench: cannot write %s (disk full?)\n", script_path);
+	rc = !f || fputs(script, f) < 0;
+	if ((f && fclose(f)) || rc) {
+		if (is_disk_full(errno))
+			snprintf(b->disk_full, sizeof(b->disk_full), "the disk under %s is full: writing %s failed: %s",
+				 b->run_dir, script_path, strerror(errno));
+		else
+			fprintf(stderr, "bench: cannot write %s: %s\n", script_path, strerror(errno));
 		free(script);
 		return -1;
 	}
@@ -362,19 +480,34 @@ static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep
 				 (char *)(b->plugin ? "tcg" : b->accel), "--timeout", timeout, "--quiet",
 				 b->plugin ? "--plugin" : NULL, plugin_arg, NULL };
 
-		rc = run_child(argv, 0);
+		rc = run_child(argv, 0, &err);
 	}
 	snprintf(path, sizeof(path), "%s/guest.log", dir);
 	results = parse_results(path, &failures);
 	snprintf(path, sizeof(path), "%s/vm.json", dir);
 	vm = json_load_file(path, 0, NULL);
 	if (rc != 0 || !vm || failures) {
+		/*
+		 * A guest that failed on a full disk (QEMU's SIGBUS, a lost
+		 * log, a copy cut short) failed for the disk, not for the
+		 * kernel: one line says so, instead of its guest's lines.
+		 */
+		if (!room_for_unit(b, fs, "the guest failed with only ")) {
+			free(err);
+			json_decref(results);
+			json_decref(vm);
+			return -1;
+		}
+		fputs(err ? err : "", stderr);
+		free(err);
 		fprintf(stderr, "bench: %s/%s rep %d failed (%s%d job failures); see %s/guest.log and %s/console.log\n",
 			kernel, fs, rep, rc ? "guest failed, " : "", failures, dir, dir);
 		json_decref(results);
 		json_decref(vm);
 		return -1;
 	}
+	fputs(err ? err : "", stderr);
+	free(err);
 	if (b->plugin) {
 		size_t n;
 		double *iv;
@@ -387,7 +520,12 @@ static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep
 	unit = json_pack("{s:i, s:s, s:s, s:i, s:o, s:o}", "schema", RUN_SCHEMA, "kernel", kernel,
 			 "fs", fs, "rep", rep, "vm", vm, "results", results);
 	snprintf(path, sizeof(path), "%s/unit.json", dir);
-	rc = json_write_atomic(path, unit);
+	rc = json_write_atomic_why(path, unit, why, sizeof(why));
+	if (rc < 0 && is_disk_full(errno))
+		snprintf(b->disk_full, sizeof(b->disk_full), "the disk under %s is full: writing %s failed: %s",
+			 b->run_dir, path, strerror(errno));
+	else if (rc < 0)
+		fprintf(stderr, "bench: %s\n", why);
 	json_decref(unit);
 	return rc;
 }
@@ -586,8 +724,18 @@ int cmd_bench(int argc, char **argv)
 	}
 	/* The accelerator is resolved once, by the first guest; record it. */
 	snprintf(path, sizeof(path), "%s/run.json", b.run_dir);
-	if (json_write_atomic(path, doc) < 0)
+	if (json_write_atomic_why(path, doc, why, sizeof(why)) < 0) {
+		if (!is_disk_full(errno)) {
+			fprintf(stderr, "bench: %s\n", why);
+			return 1;
+		}
+		snprintf(b.disk_full, sizeof(b.disk_full), "the disk under %s is full: writing %s failed: %s",
+			 b.run_dir, path, strerror(errno));
+		snprintf(why, sizeof(why), "run %s", b.run_id);
+		say_disk_full(&b, why, b.resume);
+		json_decref(doc);
 		return 1;
+	}
 
 	nunits = b.reps * b.kernels.n * b.fss.n;
 	fprintf(stderr, "bench: run %s: %d guests (%d kernels x %d filesystems x %d reps), %d job files\n",
@@ -611,7 +759,21 @@ int cmd_bench(int argc, char **argv)
 				if (run_unit(&b, b.kernels.v[i], b.fss.v[k], rep, dir) < 0)
 					failed++;
 				unit_time = unit_time ? 0.7 * unit_time + 0.3 * (now_s() - t1) : now_s() - t1;
-				bench_cells_write(b.run_dir);
+				if (!b.disk_full[0] && bench_cells_write(b.run_dir, why, sizeof(why)) < 0) {
+					if (is_disk_full(errno))
+						snprintf(b.disk_full, sizeof(b.disk_full),
+							 "the disk under %s is full: writing the cell documents failed: %s",
+							 b.run_dir, strerror(errno));
+					else
+						fprintf(stderr, "bench: %s\n", why);
+				}
+				/* No summary or report: they would be written on the same disk. */
+				if (b.disk_full[0]) {
+					snprintf(why, sizeof(why), "%s/%s rep %d", b.kernels.v[i], b.fss.v[k], rep);
+					say_disk_full(&b, why, 1);
+					json_decref(doc);
+					return 1;
+				}
 				fmt_duration(now_s() - t0, el, sizeof(el));
 				fmt_duration(unit_time * (nunits - done), eta, sizeof(eta));
 				fprintf(stderr, "bench: [%d/%d] %s %s rep %d: %.0f s; elapsed %s, ETA %s\n",
@@ -634,7 +796,8 @@ int cmd_bench(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/run.json", b.run_dir);
 	json_write_atomic(path, doc);
 	json_decref(doc);
-	bench_cells_write(b.run_dir);
+	if (bench_cells_write(b.run_dir, why, sizeof(why)) < 0)
+		fprintf(stderr, "bench: %s\n", why);
 	printf("\n");
 	summary_print(b.run_dir, stdout);
 	printf("\nresults: %s (cells/*.json, one per cell; units/ holds each guest's logs)\n", b.run_dir);

@@ -8,7 +8,7 @@
 
 #include "jsonio.h"
 
-int json_write_atomic(const char *path, json_t *doc)
+int json_write_atomic_why(const char *path, json_t *doc, char *why, size_t len)
 {
 	char tmp[4096];
 	int fd, err;
@@ -17,14 +17,14 @@ int json_write_atomic(const char *path, json_t *doc)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		err = errno;
-		fprintf(stderr, "cannot write %s: %s\n", tmp, strerror(err));
+		snprintf(why, len, "cannot write %s: %s", tmp, strerror(err));
 		errno = err;
 		return -1;
 	}
 	if (json_dumpfd(doc, fd, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ||
 	    write(fd, "\n", 1) != 1 || fsync(fd) < 0) {
 		err = errno;
-		fprintf(stderr, "cannot write %s: %s (disk full?)\n", tmp, strerror(err));
+		snprintf(why, len, "cannot write %s: %s (disk full?)", tmp, strerror(err));
 		close(fd);
 		unlink(tmp);
 		errno = err;
@@ -32,12 +32,25 @@ int json_write_atomic(const char *path, json_t *doc)
 	}
 	if (close(fd) < 0 || rename(tmp, path) < 0) {
 		err = errno;
-		fprintf(stderr, "cannot write %s: %s\n", path, strerror(err));
+		snprintf(why, len, "cannot write %s: %s", path, strerror(err));
 		unlink(tmp);
 		errno = err;
 		return -1;
 	}
 	return 0;
+}
+
+int json_write_atomic(const char *path, json_t *doc)
+{
+	char why[4200];
+	int err;
+
+	if (!json_write_atomic_why(path, doc, why, sizeof(why)))
+		return 0;
+	err = errno;
+	fprintf(stderr, "%s\n", why);
+	errno = err;
+	return -1;
 }
 
 json_t *json_read_file(const char *path)
