@@ -87,7 +87,7 @@ include harness/plugins/Makefile.inc
 -include $(wildcard $(BUILD_DIR)/*.d $(BUILD_DIR)/ackobj/*.d $(BUILD_DIR)/guest/*.d $(BUILD_DIR)/tests/*.d $(BUILD_DIR)/plugins/*.d)
 
 .PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare report adr-cost crashbench bisect-check fuzz xfstests xfstests-image
-all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) $(ACKLIB) plugins
+all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) $(BUILD_DIR)/guest/aware-mmap.so $(ACKLIB) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
 # figure as unavailable, and says so here rather than building less silently.
@@ -341,10 +341,16 @@ crashtest:
 		$(if $(RESUME),--resume $(RESUME))
 
 # make xfstests [XFSTESTS=<your checkout>] [KERNELS="..."] [FS="ext4 xfs"] [TESTS="generic/413 ..."]
-#               [TIMEOUT=s]: the tests of xfstests/tests in guests, each kernel
-# beside its -stock baseline; fails when a kernel fails a test its baseline passes.
+#               [TIMEOUT=s] [FORCE_AWARE=1]: the tests of xfstests/tests in guests, each
+# kernel beside its -stock baseline; fails when a kernel fails a test its baseline
+# passes. FORCE_AWARE=1: every shared file mapping asks for MAP_PMEM_AWARE first.
 XFSTESTS_KERNELS = $(or $(KERNELS),6.1-stock 6.1-aware 6.12-stock 6.12-aware)
-xfstests-image: $(BUILD_DIR)/guest/pmem-agent $(BUILD_DIR)/initramfs-checker.cpio
+# The LD_PRELOAD library of FORCE_AWARE=1, for the guest's Debian userland.
+$(BUILD_DIR)/guest/aware-mmap.so: xfstests/aware-mmap.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
+
+xfstests-image: $(BUILD_DIR)/guest/pmem-agent $(BUILD_DIR)/guest/aware-mmap.so $(BUILD_DIR)/initramfs-checker.cpio
 	vm-images/build-xfstests.sh $(XFSTESTS)
 
 xfstests:
@@ -352,7 +358,7 @@ xfstests:
 	$(MAKE) all xfstests-image
 	vm-images/build-kernel.sh $(XFSTESTS_KERNELS)
 	$(BUILD_DIR)/pmem-harness xfstests --kernels "$(call kernel_names,$(XFSTESTS_KERNELS))" $(if $(ACCEL),--accel $(ACCEL)) \
-		$(if $(FS),--fs "$(FS)") $(if $(TESTS),--only "$(TESTS)") $(if $(TIMEOUT),--timeout $(TIMEOUT))
+		$(if $(FS),--fs "$(FS)") $(if $(TESTS),--only "$(TESTS)") $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(FORCE_AWARE),--force-aware)
 
 # make adr-cost [JOB=file.fio] [REPS=3]: what the ADR model costs a guest (TCG)
 adr-cost: all images

@@ -57,10 +57,12 @@ struct unit {
 	const char *test[XT_MAX_TESTS];
 	enum xt_status status[XT_MAX_TESTS];
 	double seconds[XT_MAX_TESTS];
+	long aware[XT_MAX_TESTS];		/* mappings made with the flag (FORCE_AWARE) */
 	char reason[XT_MAX_TESTS][XT_REASON_MAX];
 	size_t n;
 	int limit;			/* seconds per test */
 	int grace;			/* seconds past limit before the host kills */
+	int force_aware;		/* shared file mappings ask for MAP_PMEM_AWARE */
 	/* This guest's progress, from its control lines. */
 	int announced;			/* index of the test the guest runs, or -1 */
 	long long announced_ms;
@@ -196,6 +198,7 @@ static int read_documents(struct unit *u, const char *log_path, char *error, siz
 			}
 			u->status[i] = d.status;
 			u->seconds[i] = d.seconds;
+			u->aware[i] = d.aware_mappings;
 			snprintf(u->reason[i], sizeof(u->reason[i]), "%s", d.reason);
 			if (d.status == XT_FAIL)
 				keep_files(u, d.test, d.files);
@@ -222,8 +225,8 @@ static char *job_script(const struct unit *u)
 	s = p = malloc(len);
 	if (!s)
 		return NULL;
-	p += sprintf(p, "export XFSTESTS_FS=%s XFSTESTS_TIMEOUT=%d\nexec bash /usr/share/pmem/xfstests-run.sh",
-		     u->fs, u->limit);
+	p += sprintf(p, "export XFSTESTS_FS=%s XFSTESTS_TIMEOUT=%d XFSTESTS_FORCE_AWARE=%d\n"
+		     "exec bash /usr/share/pmem/xfstests-run.sh", u->fs, u->limit, u->force_aware);
 	/* Names were checked by xt_name_valid(): no quoting is needed. */
 	for (i = 0; i < u->n; i++)
 		if (u->status[i] == XT_NONE)
@@ -234,7 +237,7 @@ static char *job_script(const struct unit *u)
 
 struct run {
 	const char *build, *accel, *root_image;
-	int limit, verbose;
+	int limit, verbose, force_aware;
 };
 
 /* A blank NVDIMM backing file: zeros (a hole) and an empty label area. */
@@ -349,15 +352,25 @@ give_up:
 	unlink(sdev);
 }
 
+/* "(N mappings with MAP_PMEM_AWARE) reason", for the progress lines. */
+static const char *aware_note(long n, const char *reason)
+{
+	static char buf[XT_REASON_MAX + 64];
+
+	snprintf(buf, sizeof(buf), "(%ld mapping%s with MAP_PMEM_AWARE) %s", n, n == 1 ? "" : "s", reason);
+	return buf;
+}
+
 static void add_results(json_t *results, const struct unit *u)
 {
 	size_t i;
 
 	for (i = 0; i < u->n; i++)
 		json_array_append_new(results,
-				      json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "kernel", u->kernel, "fs", u->fs,
+				      json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:I}", "kernel", u->kernel, "fs", u->fs,
 						"test", u->test[i], "status", xt_status_name(u->status[i]),
-						"seconds", u->seconds[i], "reason", u->reason[i]));
+						"seconds", u->seconds[i], "reason", u->reason[i],
+						"aware_mappings", (json_int_t)u->aware[i]));
 }
 
 static int write_summary(const char *run_dir, json_t *doc, int *regressions)
@@ -383,9 +396,10 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pmem-harness xfstests [--kernels \"K...\"] [--fs \"ext4 xfs\"] [--tests FILE]\n"
 		   "           [--only \"TEST...\"] [--timeout S] [--root-image IMG] [--run-id ID] [--results DIR]\n"
-		   "           [--accel A] [-v]\n"
+		   "           [--force-aware] [--accel A] [-v]\n"
 		   "  Runs the tests of FILE (default xfstests/tests) in guests of each kernel on each\n"
-		   "  filesystem, DAX on, and fails when a kernel fails a test its -stock baseline passes.\n");
+		   "  filesystem, DAX on, and fails when a kernel fails a test its -stock baseline passes.\n"
+		   "  --force-aware: every shared file mapping asks for MAP_PMEM_AWARE first (LD_PRELOAD).\n");
 }
 
 int cmd_xfstests(int argc, char **argv)
@@ -401,7 +415,7 @@ int cmd_xfstests(int argc, char **argv)
 		{ "tests", required_argument, NULL, 't' }, { "only", required_argument, NULL, 'o' },
 		{ "timeout", required_argument, NULL, 'T' }, { "run-id", required_argument, NULL, 'r' },
 		{ "results", required_argument, NULL, 'R' }, { "accel", required_argument, NULL, 'a' },
-		{ "root-image", required_argument, NULL, 'i' }, { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }, { 0 }
+		{ "root-image", required_argument, NULL, 'i' }, { "force-aware", no_argument, NULL, 'F' }, { "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }, { 0 }
 	};
 	struct run run = { .limit = 600 };
 	static struct xt_list list;
@@ -429,6 +443,7 @@ int cmd_xfstests(int argc, char **argv)
 		case 'a': accel = optarg; break;
 		case 'v': run.verbose = 1; break;
 		case 'i': root_arg = optarg; break;
+		case 'F': run.force_aware = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -533,8 +548,9 @@ int cmd_xfstests(int argc, char **argv)
 		json_array_append_new(fj, json_string(fss[j]));
 	/* What build-xfstests.sh wrote beside the image: which tree it holds. */
 	snprintf(path, sizeof(path), "%.*s.json", (int)(strlen(root) - (strlen(root) > 4 ? 4 : 0)), root);
-	doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:O, s:i, s:o, s:o}", "schema", 1, "kind", "xfstests",
-			"run_id", run_id, "accel", acc, "kernels", kj, "fs", fj, "timeout", run.limit,
+	doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:O, s:i, s:b, s:o, s:o}", "schema", 1, "kind", "xfstests",
+			"run_id", run_id, "accel", acc, "kernels", kj, "fs", fj, "timeout", run.limit, "force_aware",
+			run.force_aware,
 			"xfstests", json_load_file(path, 0, NULL) ?: json_null(), "environment", run_environment());
 	snprintf(path, sizeof(path), "%s/run.json", run_dir);
 	if (!doc || json_write_atomic(path, doc) < 0)
@@ -551,6 +567,7 @@ int cmd_xfstests(int argc, char **argv)
 			u->kernel = kernels[i];
 			u->fs = fss[j];
 			u->limit = run.limit;
+			u->force_aware = run.force_aware;
 			u->grace = getenv("PMEM_XFSTESTS_GRACE") ? atoi(getenv("PMEM_XFSTESTS_GRACE")) : HANG_GRACE_S;
 			if (u->grace < 1)
 				u->grace = HANG_GRACE_S;
@@ -567,8 +584,9 @@ int cmd_xfstests(int argc, char **argv)
 			fprintf(stderr, "xfstests: %s on %s: %zu tests\n", u->kernel, u->fs, u->n);
 			run_unit(&run, u);
 			for (k = 0; k < u->n; k++) {
-				fprintf(stderr, "  %-12s %-6s %6.1f s  %s\n", u->test[k], xt_status_name(u->status[k]),
-					u->seconds[k], u->reason[k]);
+				fprintf(stderr, "  %-12s %-6s %6.1f s  %s%s\n", u->test[k], xt_status_name(u->status[k]),
+					u->seconds[k], u->aware[k] ? "" : u->reason[k],
+					u->aware[k] ? aware_note(u->aware[k], u->reason[k]) : "");
 				failed += u->status[k] == XT_FAIL;
 			}
 			if (u->protocol[0])

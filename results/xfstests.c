@@ -216,6 +216,13 @@ int xt_parse_line(const char *line, size_t len, struct xt_doc *d, char *why, siz
 		say(why, whylen, "%s: seconds is not a duration", d->test);
 		goto bad;
 	}
+	/* Optional (FORCE_AWARE): how many mappings were made with the flag. */
+	v = json_object_get(doc, "aware_mappings");
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > XT_AWARE_MAX)) {
+		say(why, whylen, "%s: aware_mappings is not a count", d->test);
+		goto bad;
+	}
+	d->aware_mappings = v ? (long)json_integer_value(v) : 0;
 	if (get_string(doc, "reason", d->reason, sizeof(d->reason)) < 0) {
 		say(why, whylen, "%s: reason is not a string of at most %d bytes", d->test, XT_REASON_MAX - 1);
 		goto bad;
@@ -254,6 +261,31 @@ static json_t *find(json_t *results, const char *kernel, const char *fs, const c
 		    !strcmp(json_string_value(json_object_get(r, "test")) ?: "", test))
 			return r;
 	return NULL;
+}
+
+/* FORCE_AWARE: how many mappings each kernel made with the flag, on one filesystem. */
+static void aware_totals(FILE *f, json_t *results, json_t *kernels, const char *fs)
+{
+	char line[1024];
+	size_t i, j, len = 0;
+	json_t *k, *r;
+	int any = 0;
+
+	len += snprintf(line, sizeof(line), "Mappings made with MAP_PMEM_AWARE (FORCE_AWARE) on %s:", fs);
+	json_array_foreach(kernels, i, k) {
+		json_int_t n = 0;
+
+		json_array_foreach(results, j, r)
+			if (json_equal(json_object_get(r, "kernel"), k) &&
+			    !strcmp(json_string_value(json_object_get(r, "fs")) ?: "", fs))
+				n += json_integer_value(json_object_get(r, "aware_mappings"));
+		any |= n > 0;
+		if (len < sizeof(line))
+			len += snprintf(line + len, sizeof(line) - len, "%s %s %lld", i ? "," : "",
+					json_string_value(k) ?: "?", (long long)n);
+	}
+	if (any)
+		table_note(f, TABLE_MARKDOWN, line);
 }
 
 int xt_table(FILE *f, json_t *results, json_t *kernels, json_t *fss)
@@ -312,6 +344,7 @@ int xt_table(FILE *f, json_t *results, json_t *kernels, json_t *fss)
 			table_row(&t, cells);
 		}
 		table_end(&t);
+		aware_totals(f, results, kernels, json_string_value(fs));
 	}
 	json_decref(tests);
 	return regressions;

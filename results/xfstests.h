@@ -18,6 +18,7 @@
 #define XT_REASON_MAX 512
 #define XT_LINE_MAX (1 << 20)	/* one document; the guest sends 4 x 32 KiB tails */
 #define XT_FILE_MAX (64 << 10)	/* one result file after JSON decoding */
+#define XT_AWARE_MAX 100000000L	/* aware mappings one test may report */
 
 enum xt_status { XT_NONE, XT_PASS, XT_FAIL, XT_NOTRUN };
 
@@ -34,6 +35,7 @@ struct xt_doc {
 	char test[XT_NAME_MAX];
 	enum xt_status status;
 	double seconds;
+	long aware_mappings;		/* mappings FORCE_AWARE made with the flag */
 	char reason[XT_REASON_MAX];	/* notrun/fail reason, or an error's message */
 	json_t *files;			/* test: { "out.bad": "...", ... }; env: the document */
 };

@@ -10,7 +10,7 @@
 #
 # The root filesystem: Debian bookworm's minbase plus xfstests/packages, made
 # by mmdebstrap and cached keyed by that list; then the built tree under
-# /xfstests, the guest agent, /init, xfstests/guest-run.sh and xfstests/su, made
+# /xfstests, the guest agent, /init, xfstests/guest-run.sh, su and aware-mmap.so, made
 # into an ext4 image with mke2fs -d (no loop device, no mount). The image is
 # cached keyed by the package list, the tree and those files, and published as
 # build/images/xfstests-root.img (or LINK) with its .json beside it.
@@ -21,7 +21,7 @@ cache=${PMEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmem-aware}
 build=${PMEM_BUILD:-$top/build}
 packages=$top/xfstests/packages
 guest_files=("$here/guest/init" "$top/xfstests/guest-run.sh" "$top/xfstests/su" "$build/guest/pmem-agent"
-	/bin/busybox)
+	"$build/guest/aware-mmap.so" /bin/busybox)
 # Bump when the image's recipe changes in a way the inputs above do not show.
 recipe=1
 
@@ -116,6 +116,8 @@ if [ ! -e "$img" ]; then
 	install -m 755 "$build/guest/pmem-agent" "$stage/usr/local/bin/pmem-agent"
 	# Debian's su fails in a guest without networking: see xfstests/su.
 	install -m 755 "$top/xfstests/su" "$stage/usr/local/bin/su"
+	# FORCE_AWARE=1's LD_PRELOAD library (xfstests/aware-mmap.c).
+	install -m 644 "$build/guest/aware-mmap.so" "$stage/usr/local/lib/pmem-aware-mmap.so"
 	# Debian's poweroff is systemd's; /init powers off with busybox's.
 	install -m 755 /bin/busybox "$stage/usr/local/bin/busybox"
 	ln -sf busybox "$stage/usr/local/bin/poweroff"

@@ -2,7 +2,8 @@
 # The xfstests guest's side of `make xfstests`, shipped in its root image as
 # /usr/share/pmem/xfstests-run.sh and started by the harness's job:
 #
-#   XFSTESTS_FS=ext4|xfs [XFSTESTS_TIMEOUT=s] xfstests-run.sh TEST...
+#   XFSTESTS_FS=ext4|xfs [XFSTESTS_TIMEOUT=s] [XFSTESTS_FORCE_AWARE=1] \
+#   xfstests-run.sh TEST...
 #
 # It makes fsdax namespaces on the two blank NVDIMMs (TEST_DEV and
 # SCRATCH_DEV), the filesystem on TEST_DEV, runs each TEST alone with
@@ -11,6 +12,7 @@
 #   {"kind":"xfstests-env","version":1,...}      what the tests ran on
 #   {"kind":"xfstests-test","version":1,"test":"generic/413",
 #    "status":"pass|fail|notrun","seconds":N,"reason":"...",
+#    "aware_mappings":N,
 #    "files":{"out.bad":"...","full":"...","dmesg":"...","check":"..."}}
 # Each file is its last 32 KiB. Before each test it tells the host
 # ("xfstests-start TEST" on the control port), so a test that hangs the kernel
@@ -57,9 +59,9 @@ for dev in "$test_dev" "$scratch_dev"; do
 done
 
 # xfs: reflink and rmapbt (which xfs/550-552 need) where the kernel can
-# reflink a file of a DAX mount (6.2 and later); 6.1 mounts reflink=1 with
-# -o dax but refuses to share a DAX file's blocks (EINVAL), so there the
-# CoW tests report notrun instead of failing on a feature it lacks.
+# reflink a file on a DAX mount; where it cannot (a kernel that refuses DAX
+# with reflink), reflink=0 and the CoW tests report notrun instead of failing
+# on a feature that kernel lacks.
 mkfs_opts=
 if [ "$fs" = xfs ]; then
 	mkdir -p /mnt/scratch
@@ -98,9 +100,15 @@ export TEST_FS_MOUNT_OPTS="-o dax"
 EOF
 mkdir -p /mnt/test /mnt/scratch
 
+# FORCE_AWARE: every shared file mapping asks for MAP_PMEM_AWARE first
+# (xfstests/aware-mmap.c), and says so in $PMEM_AWARE_LOG.
+if [ "${XFSTESTS_FORCE_AWARE:-0}" = 1 ]; then
+	export LD_PRELOAD=/usr/local/lib/pmem-aware-mmap.so PMEM_AWARE_LOG=/tmp/aware-mappings
+fi
+
 jq -cn --arg fs "$fs" --arg mkfs "$mkfs_opts" --arg kernel "$(uname -r)" \
-	--arg dax "-o dax" '{kind: "xfstests-env", version: 1, fs: $fs, mkfs_options: $mkfs,
-	mount_options: $dax, kernel: $kernel}'
+	--arg dax "-o dax" --argjson force "${XFSTESTS_FORCE_AWARE:-0}" '{kind: "xfstests-env", version: 1, fs: $fs, mkfs_options: $mkfs,
+	mount_options: $dax, kernel: $kernel, force_aware: $force}'
 
 # The last $cap bytes of a result file, or nothing.
 tail_of() { if [ -f "$1" ]; then tail -c "$cap" "$1"; fi; }
@@ -108,10 +116,13 @@ tail_of() { if [ -f "$1" ]; then tail -c "$cap" "$1"; fi; }
 for t in "$@"; do
 	pmem-agent ask "xfstests-start $t" >/dev/null || fail_run "the host did not answer xfstests-start"
 	rm -f "results/$t".*
+	rm -f /tmp/aware-mappings
 	start=$(date +%s%N)
 	timeout -k 30 "$limit" ./check "$t" >/tmp/check.out 2>&1
 	rc=$?
 	secs=$((($(date +%s%N) - start) / 1000000))
+	aware=0
+	[ ! -e /tmp/aware-mappings ] || aware=$(wc -l </tmp/aware-mappings)
 	reason=
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		status=fail reason="timed out after $limit s (killed in the guest)"
@@ -125,9 +136,9 @@ for t in "$@"; do
 		reason=$(grep -m1 "^$t " /tmp/check.out | sed 's/^[^ ]* *//' | head -c 400)
 		[ -n "$reason" ] || reason="check exited $rc"
 	fi
-	jq -cn --arg test "$t" --arg status "$status" --argjson ms "$secs" --arg reason "$reason" \
+	jq -cn --arg test "$t" --arg status "$status" --argjson ms "$secs" --argjson aware "$aware" --arg reason "$reason" \
 		--rawfile outbad <(tail_of "results/$t.out.bad") --rawfile full <(tail_of "results/$t.full") \
 		--rawfile dmesg <(tail_of "results/$t.dmesg") --rawfile check <(tail_of /tmp/check.out) \
 		'{kind: "xfstests-test", version: 1, test: $test, status: $status, seconds: ($ms / 1000),
-		  reason: $reason, files: {"out.bad": $outbad, full: $full, dmesg: $dmesg, check: $check}}'
+		  reason: $reason, aware_mappings: $aware, files: {"out.bad": $outbad, full: $full, dmesg: $dmesg, check: $check}}'
 done
