@@ -29,9 +29,9 @@ static void documents(void)
 	int ret;
 
 	ret = parse("{\"kind\":\"xfstests-test\",\"version\":1,\"test\":\"generic/413\",\"status\":\"fail\","
-		    "\"seconds\":12.5,\"reason\":\"- output mismatch\",\"files\":{\"out.bad\":\"x\",\"dmesg\":\"\"}}", &d);
+		    "\"seconds\":12.5,\"reason\":\"- output mismatch\",\"aware_mappings\":3,\"files\":{\"out.bad\":\"x\",\"dmesg\":\"\"}}", &d);
 	tap_result(ret == XT_DOC_TEST && !strcmp(d.test, "generic/413") && d.status == XT_FAIL &&
-		   d.seconds == 12.5 && !strcmp(d.reason, "- output mismatch") &&
+		   d.seconds == 12.5 && !strcmp(d.reason, "- output mismatch") && d.aware_mappings == 3 &&
 		   !strcmp(json_string_value(json_object_get(d.files, "out.bad")), "x")
 		   ? TAP_PASS : TAP_FAIL, "a test document is taken field by field", NULL);
 	xt_doc_free(&d);
@@ -57,6 +57,8 @@ static void documents(void)
 		"{\"kind\":\"xfstests-test\",\"version\":1,\"test\":\"generic/413\",\"test\":\"generic/414\",\"status\":\"pass\",\"seconds\":1,\"reason\":\"\",\"files\":{}}",
 		"{\"kind\":\"xfstests-test\"",
 		"{\"a\":[1,2,3]}",
+		"{\"kind\":\"xfstests-test\",\"version\":1,\"test\":\"generic/413\",\"status\":\"pass\",\"seconds\":1,\"reason\":\"\",\"aware_mappings\":-1,\"files\":{}}",
+		"{\"kind\":\"xfstests-test\",\"version\":1,\"test\":\"generic/413\",\"status\":\"pass\",\"seconds\":1,\"reason\":\"\",\"aware_mappings\":\"7\",\"files\":{}}",
 	};
 	size_t i, refused = 0;
 
@@ -67,7 +69,7 @@ static void documents(void)
 	}
 	tap_result(refused == sizeof(bad) / sizeof(bad[0]) ? TAP_PASS : TAP_FAIL,
 		   "names with '/', '..' or newlines, unknown statuses, durations out of range, NULs, "
-		   "unknown files, other versions, duplicate keys and broken JSON are refused", NULL);
+		   "unknown files, other versions, duplicate keys, broken JSON and negative or non-integer aware counts are refused", NULL);
 
 	/* A reason longer than the protocol allows, and a document over the line cap. */
 	big = malloc(XT_LINE_MAX + 64);
