@@ -34,7 +34,7 @@ ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 
 HARNESS_SRC := harness/main.c harness/cmd-run.c harness/cmd-probe.c harness/cmd-bench.c harness/bench_resume.c harness/result_blocks.c \
 	       harness/cmd-summary.c harness/cmd-compare.c harness/cmd-report.c harness/vm.c harness/qemu.c harness/qmp.c \
-	       harness/console.c harness/names.c harness/rundir.c harness/accel.c harness/jsonio.c harness/textfile.c harness/runinfo.c \
+	       harness/console.c harness/names.c harness/rundir.c harness/diskfull.c harness/accel.c harness/jsonio.c harness/textfile.c harness/runinfo.c \
 	       harness/cmd-xfstests.c harness/cmd-crashtest.c harness/crash_resume.c harness/cmd-crashcheck.c harness/cmd-crashbench.c harness/checker.c harness/check_block.c harness/embed.c harness/user_program.c \
 	       crash-inject/image.c crash-inject/judge.c crash-inject/ack_stream.c crash-inject/check_phases.c \
 	       crash-inject/adr.c crash-inject/attribute.c crash-inject/symbolize.c \

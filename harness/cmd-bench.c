@@ -32,7 +32,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +39,7 @@
 #include "../results/summary.h"
 #include "bench_resume.h"
 #include "builtin.h"
+#include "diskfull.h"
 #include "jsonio.h"
 #include "names.h"
 #include "textfile.h"
@@ -380,11 +380,6 @@ static int run_child(char *const argv[], int quiet, char **err)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static int is_disk_full(int err)
-{
-	return err == ENOSPC || err == EDQUOT;
-}
-
 /*
  * Whether the results disk has room for a guest on fs: its copy of the
  * golden image as allocated, and the reserve. If not, say so in
@@ -393,20 +388,19 @@ static int is_disk_full(int err)
 static int room_for_unit(struct bench *b, const char *fs, const char *after)
 {
 	off_t need = UNIT_RESERVE, avail;
+	unsigned long long inodes;
 	char golden[1024];
-	struct statvfs v;
 	struct stat st;
 
 	snprintf(golden, sizeof(golden), "%s/images/%s.img", b->build, fs);
 	if (!stat(golden, &st))
 		need += (off_t)st.st_blocks * 512;
-	if (statvfs(b->run_dir, &v) < 0)
+	if (disk_free(b->run_dir, &avail, &inodes) < 0)
 		return 1;
-	avail = (off_t)v.f_bavail * (off_t)v.f_frsize;
-	if (v.f_files && v.f_favail < UNIT_INODES)
+	if (inodes < UNIT_INODES)
 		snprintf(b->disk_full, sizeof(b->disk_full),
 			 "the disk under %s is full: %s%llu inodes free, and a guest needs %d (its logs and results)",
-			 b->run_dir, after, (unsigned long long)v.f_favail, UNIT_INODES);
+			 b->run_dir, after, inodes, UNIT_INODES);
 	else if (avail < need)
 		snprintf(b->disk_full, sizeof(b->disk_full),
 			 "the disk under %s is full: %s%lld MiB free, and a guest needs %lld MiB (its copy of the golden image, what it writes there, its logs and results)",
@@ -452,7 +446,7 @@ static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep
 	if (!room_for_unit(b, fs, ""))
 		return -1;
 	if (run_dir_make(dir, path, sizeof(path)) < 0) {
-		if (is_disk_full(errno))
+		if (disk_full_errno(errno))
 			snprintf(b->disk_full, sizeof(b->disk_full), "the disk under %s is full: %s", b->run_dir, path);
 		else
 			fprintf(stderr, "bench: %s\n", path);
@@ -463,9 +457,8 @@ static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep
 	f = fopen(script_path, "w");
 	rc = !f || fputs(script, f) < 0;
 	if ((f && fclose(f)) || rc) {
-		if (is_disk_full(errno))
-			snprintf(b->disk_full, sizeof(b->disk_full), "the disk under %s is full: writing %s failed: %s",
-				 b->run_dir, script_path, strerror(errno));
+		if (disk_full_errno(errno))
+			disk_full_writing(b->disk_full, sizeof(b->disk_full), b->run_dir, script_path, errno);
 		else
 			fprintf(stderr, "bench: cannot write %s: %s\n", script_path, strerror(errno));
 		free(script);
@@ -521,9 +514,8 @@ static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep
 			 "fs", fs, "rep", rep, "vm", vm, "results", results);
 	snprintf(path, sizeof(path), "%s/unit.json", dir);
 	rc = json_write_atomic_why(path, unit, why, sizeof(why));
-	if (rc < 0 && is_disk_full(errno))
-		snprintf(b->disk_full, sizeof(b->disk_full), "the disk under %s is full: writing %s failed: %s",
-			 b->run_dir, path, strerror(errno));
+	if (rc < 0 && disk_full_errno(errno))
+		disk_full_writing(b->disk_full, sizeof(b->disk_full), b->run_dir, path, errno);
 	else if (rc < 0)
 		fprintf(stderr, "bench: %s\n", why);
 	json_decref(unit);
@@ -725,12 +717,11 @@ int cmd_bench(int argc, char **argv)
 	/* The accelerator is resolved once, by the first guest; record it. */
 	snprintf(path, sizeof(path), "%s/run.json", b.run_dir);
 	if (json_write_atomic_why(path, doc, why, sizeof(why)) < 0) {
-		if (!is_disk_full(errno)) {
+		if (!disk_full_errno(errno)) {
 			fprintf(stderr, "bench: %s\n", why);
 			return 1;
 		}
-		snprintf(b.disk_full, sizeof(b.disk_full), "the disk under %s is full: writing %s failed: %s",
-			 b.run_dir, path, strerror(errno));
+		disk_full_writing(b.disk_full, sizeof(b.disk_full), b.run_dir, path, errno);
 		snprintf(why, sizeof(why), "run %s", b.run_id);
 		say_disk_full(&b, why, b.resume);
 		json_decref(doc);
@@ -760,10 +751,9 @@ int cmd_bench(int argc, char **argv)
 					failed++;
 				unit_time = unit_time ? 0.7 * unit_time + 0.3 * (now_s() - t1) : now_s() - t1;
 				if (!b.disk_full[0] && bench_cells_write(b.run_dir, why, sizeof(why)) < 0) {
-					if (is_disk_full(errno))
-						snprintf(b.disk_full, sizeof(b.disk_full),
-							 "the disk under %s is full: writing the cell documents failed: %s",
-							 b.run_dir, strerror(errno));
+					if (disk_full_errno(errno))
+						disk_full_writing(b.disk_full, sizeof(b.disk_full), b.run_dir,
+								  "the cell documents", errno);
 					else
 						fprintf(stderr, "bench: %s\n", why);
 				}
