@@ -20,7 +20,9 @@
  *  3. The host judges each image against its ack log (crash-inject/judge.c).
  *
  * results/runs/<run-id>/crash/<scenario>__<fs>/: acks.log, images/, one
- * JSON per image, and summary.json for the run.
+ * JSON per image, and summary.json for the run. A results disk that fills
+ * up stops the run in one line, and --resume finishes it: a scenario
+ * counts as judged once its row is in the summary on disk, never before.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -28,10 +30,10 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,6 +51,7 @@
 #include "crash_resume.h"
 #include "embed.h"
 #include "builtin.h"
+#include "diskfull.h"
 #include "jsonio.h"
 #include "names.h"
 #include "runinfo.h"
@@ -102,7 +105,9 @@ struct crash_run {
 	FILE *ack_log;
 	struct ack_stream stream;	/* what the guest may still claim */
 	char protocol_error[320];	/* the first line refused, and why */
-	char disk_full[512];	/* the results disk has no room: the run stops */
+	char disk_full[1400];	/* the results disk has no room: the run stops */
+	char log_error[1200];	/* acks.log could not be written otherwise */
+	off_t ack_log_len;	/* what acks.log holds in whole lines; -1: unknown */
 	struct ack_rec *acks;
 	struct adr_record *records;	/* ADR: where acks[i] lies in the region */
 	size_t nacks, cap;
@@ -213,9 +218,9 @@ static struct image *new_image(struct crash_run *c)
 
 static off_t free_bytes(const char *dir)
 {
-	struct statvfs v;
+	off_t bytes;
 
-	return statvfs(dir, &v) < 0 ? -1 : (off_t)v.f_bavail * (off_t)v.f_frsize;
+	return disk_free(dir, &bytes, NULL) < 0 ? -1 : bytes;
 }
 
 /* Whether dir has room for need bytes and the reserve; if not, say so. */
@@ -252,7 +257,7 @@ static void take_image(struct crash_run *c, struct vm *vm, const char *why, int 
 		c->checks[c->nimages].acked = c->nacks;
 		im->why = why;
 		c->nimages++;
-	} else if (errno == ENOSPC || errno == EDQUOT) {
+	} else if (disk_full_errno(errno)) {
 		unlink(im->path);
 		snprintf(c->disk_full, sizeof(c->disk_full), "the disk under %s is full: copying image %zu failed",
 			 c->dir, c->nimages);
@@ -341,13 +346,48 @@ static void protocol_error(struct crash_run *c, struct vm *vm, const char *line,
 	vm_kill(vm);
 }
 
+/*
+ * Log an ack in acks.log, all of its line or none: 0, or -1 when it could
+ * not be written. The guest is then stopped without its answer and the
+ * scenario is not judged: a full disk stops the run (c->disk_full), any
+ * other failure only the scenario (c->log_error).
+ */
+static int log_ack(struct crash_run *c, struct vm *vm, const struct ack_rec *rec)
+{
+	char path[1100];
+	int n, err;
+
+	n = fprintf(c->ack_log, "%llu %llu %zu\n", (unsigned long long)rec->seq, (unsigned long long)rec->off,
+		    rec->len);
+	if (n > 0 && !fflush(c->ack_log)) {
+		c->ack_log_len += n;
+		return 0;
+	}
+	err = errno;
+	/*
+	 * A line cut short is taken back, so the log holds whole lines (if
+	 * that fails too, the scenario is still not judged, and a resume
+	 * removes its log).
+	 */
+	__fpurge(c->ack_log);
+	if (ftruncate(fileno(c->ack_log), c->ack_log_len) < 0)
+		c->ack_log_len = -1;
+	snprintf(path, sizeof(path), "%s/acks.log", c->dir);
+	if (disk_full_errno(err))
+		disk_full_writing(c->disk_full, sizeof(c->disk_full), c->dir, path, err);
+	else
+		snprintf(c->log_error, sizeof(c->log_error), "cannot write %s: %s", path, strerror(err));
+	vm_kill(vm);
+	return -1;
+}
+
 static void writer_line(void *ctx, struct vm *vm, const char *line)
 {
 	struct crash_run *c = ctx;
 	struct ack_rec rec;
 	char why[200];
 
-	if (c->protocol_error[0] || c->disk_full[0] || c->done)
+	if (c->protocol_error[0] || c->disk_full[0] || c->log_error[0] || c->done)
 		return;
 	switch (ack_stream_take(&c->stream, line, &rec, why, sizeof(why))) {
 	case ACK_REFUSED:
@@ -369,9 +409,10 @@ static void writer_line(void *ctx, struct vm *vm, const char *line)
 	case ACK_TAKEN:
 		break;
 	}
+	/* Logged before it is answered, or not answered at all. */
+	if (log_ack(c, vm, &rec) < 0)
+		return;
 	add_ack(c, rec.seq, rec.off, rec.len);
-	fprintf(c->ack_log, "%llu %llu %zu\n", (unsigned long long)rec.seq, (unsigned long long)rec.off, rec.len);
-	fflush(c->ack_log);
 	if (is_adr(c)) {
 		if (c->have_last_rec && c->last_rec.seq == rec.seq)
 			c->records[c->nacks - 1] = c->last_rec;
@@ -417,7 +458,7 @@ static void writer_tick(void *ctx, struct vm *vm)
 {
 	struct crash_run *c = ctx;
 
-	if (c->disk_full[0])
+	if (c->disk_full[0] || c->log_error[0])
 		return;
 	if (is_adr(c) && !c->base_checked)
 		check_nvdimm_base(c, vm);
@@ -737,14 +778,15 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	char *script;
 	size_t i, twins = 0;
 	const char *kernel = sc->kernel[0] ? sc->kernel : c->kernel;
-	char failure[700] = "";
+	char failure[700] = "", why[4200];
 	double t0 = now_s(), t_check;
 	off_t free_after;
 	int kept_example = 0, losses = 0, incomplete = 0;
 
 	c->nacks = c->nimages = c->npoints = 0;
 	c->done = c->base_checked = c->have_last_rec = 0;
-	c->model_error[0] = c->protocol_error[0] = c->disk_full[0] = '\0';
+	c->model_error[0] = c->protocol_error[0] = c->disk_full[0] = c->log_error[0] = '\0';
+	c->ack_log_len = 0;
 	ack_stream_free(&c->stream);
 	c->platform = sc->platform;
 	c->next_ack_crash = 1 + rand_r(&c->seed) % 40;
@@ -756,7 +798,10 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 	snprintf(c->dir, sizeof(c->dir), "%s/crash/%s__%s", run_dir, sc->name, fs);
 	snprintf(path, sizeof(path), "%s/images", c->dir);
 	if (run_dir_make(c->dir, plugin, sizeof(plugin)) < 0 || run_dir_make(path, plugin, sizeof(plugin)) < 0) {
-		fprintf(stderr, "crashtest: %s\n", plugin);
+		if (disk_full_errno(errno))
+			snprintf(c->disk_full, sizeof(c->disk_full), "the disk under %s is full: %s", run_dir, plugin);
+		else
+			fprintf(stderr, "crashtest: %s\n", plugin);
 		return NULL;
 	}
 	snprintf(golden, sizeof(golden), "%s/images/%s.img", c->build, fs);
@@ -766,14 +811,26 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		return NULL;
 	snprintf(path, sizeof(path), "%s/acks.log", c->dir);
 	c->ack_log = fopen(path, "w");
+	if (!c->ack_log) {
+		if (disk_full_errno(errno))
+			disk_full_writing(c->disk_full, sizeof(c->disk_full), c->dir, path, errno);
+		else
+			fprintf(stderr, "crashtest: cannot write %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
 	snprintf(nv, sizeof(nv), "%s/nvdimm.img", c->dir);
-	if (c->ack_log && image_copy(golden, nv) < 0 && (errno == ENOSPC || errno == EDQUOT))
-		snprintf(c->disk_full, sizeof(c->disk_full), "the disk under %s is full: copying the writer's NVDIMM failed",
-			 c->dir);
-	if (!c->ack_log || c->disk_full[0] ||
-	    vm_options_flavour(&o, c->build, kernel, c->accel, nv, kpath, ipath) < 0) {
-		if (c->ack_log)
-			fclose(c->ack_log);
+	if (image_copy(golden, nv) < 0) {
+		/* image_copy said why; a full disk stops the run. */
+		if (disk_full_errno(errno))
+			snprintf(c->disk_full, sizeof(c->disk_full),
+				 "the disk under %s is full: copying the writer's NVDIMM failed", c->dir);
+		unlink(nv);
+		fclose(c->ack_log);
+		return NULL;
+	}
+	if (vm_options_flavour(&o, c->build, kernel, c->accel, nv, kpath, ipath) < 0) {
+		unlink(nv);
+		fclose(c->ack_log);
 		return NULL;
 	}
 	o.boot_timeout = 120;
@@ -812,7 +869,10 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		images_from_points(c);
 	}
 	unlink(nv);
-	if (c->disk_full[0]) {
+	if (c->log_error[0])
+		fprintf(stderr, "crashtest: %s/%s: %s; stopped the writer at %zu acks, and its images are not judged\n",
+			sc->name, fs, c->log_error, c->nacks);
+	if (c->disk_full[0] || c->log_error[0]) {
 		drop_unjudged(c);
 		json_decref(counts);
 		json_decref(unexpected);
@@ -896,10 +956,13 @@ static json_t *run_scenario(struct crash_run *c, const struct scenario *sc, cons
 		if (json_is_true(json_object_get(chk->verdict, "kept")))
 			json_object_set_new(chk->verdict, "file", json_string(im->path));
 		snprintf(path, sizeof(path), "%s/image-%03zu.json", c->dir, i);
-		if (json_write_atomic(path, chk->verdict) < 0 && (errno == ENOSPC || errno == EDQUOT)) {
-			snprintf(c->disk_full, sizeof(c->disk_full), "the disk under %s is full: writing %s failed", c->dir,
-				 path);
-			return unjudged(c, counts, unexpected, tally, is_adr(c) ? &sym : NULL);
+		if (json_write_atomic_why(path, chk->verdict, why, sizeof(why)) < 0) {
+			if (disk_full_errno(errno)) {
+				snprintf(c->disk_full, sizeof(c->disk_full), "the disk under %s is full: writing %s failed",
+					 c->dir, path);
+				return unjudged(c, counts, unexpected, tally, is_adr(c) ? &sym : NULL);
+			}
+			fprintf(stderr, "crashtest: %s\n", why);
 		}
 	}
 	for (i = 0; i < c->nimages; i++) {
@@ -1015,6 +1078,40 @@ static json_t *run_options(const struct crash_run *c, const char *fss, const cha
 			 "keep", c->keep);
 }
 
+/*
+ * Save the run's summary: 0, or -1 with one line in why and *full set when
+ * the disk is full.
+ */
+static int save_summary(const char *run_dir, json_t *doc, char *why, size_t len, int *full)
+{
+	char path[1100], dir[1100];
+
+	snprintf(path, sizeof(path), "%s/crash/summary.json", run_dir);
+	*full = 0;
+	if (!json_write_atomic_why(path, doc, why, len))
+		return 0;
+	*full = disk_full_errno(errno);
+	if (*full) {
+		snprintf(dir, sizeof(dir), "%s/crash", run_dir);
+		disk_full_writing(why, len, dir, path, errno);
+	}
+	return -1;
+}
+
+/*
+ * The one line a run stops with when its results cannot be saved: why,
+ * what the summary on disk holds (held rows, every one judged; all_judged:
+ * every scenario is, but the run is not marked complete), and what to run
+ * next. A resume keeps those rows and runs the rest.
+ */
+static void say_stopped(const char *where, const char *why, int disk_full, size_t held, int all_judged,
+			const char *run_dir, const char *run_id)
+{
+	fprintf(stderr, "crashtest: %s stopped: %s; the summary holds the %zu scenario%s judged %s (%s/crash/summary.json); %s, then finish the run with --resume %s (make crashtest RESUME=%s)\n",
+		where, why, held, held == 1 ? "" : "s", all_judged ? "so far, the run not marked complete" : "before", run_dir,
+		disk_full ? "free space" : "make it writable", run_id, run_id);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -1069,10 +1166,11 @@ int cmd_crashtest(int argc, char **argv)
 	const char *fss = NULL, *only = NULL, *results = "results/runs";
 	char why[1400] = "";
 	struct scenario sc[32];
-	char run_id[64] = "", run_dir[1024], path[1200], *fsl, *tok, *save;
+	char run_id[64] = "", run_dir[1024], path[1200], where[200], *fsl, *tok, *save;
 	json_t *rows = json_array(), *doc, *options;
 	struct crash_resume done = { 0 };
-	int ns, i, opt, failures = 0, resume = 0;
+	int ns, i, opt, rc, full, failures = 0, resume = 0, stopped = 0, pool_tried = 0;
+	size_t held;	/* rows in the summary on disk */
 	double t0 = now_s();
 
 	optind = 1;
@@ -1224,8 +1322,24 @@ int cmd_crashtest(int argc, char **argv)
 		json_object_update_new(doc, run_environment());
 		json_object_set(doc, "options", options);
 		snprintf(path, sizeof(path), "%s/run.json", run_dir);
-		if (json_write_atomic(path, doc) < 0)
-			return 2;
+		if (json_write_atomic_why(path, doc, why, sizeof(why)) < 0) {
+			int err = errno;
+
+			json_decref(doc);
+			if (!disk_full_errno(err)) {
+				fprintf(stderr, "crashtest: %s\n", why);
+				return 2;
+			}
+			/* Without run.json there is nothing to resume: no run is
+			 * left behind, and the same command starts it again. */
+			disk_full_writing(why, sizeof(why), run_dir, path, err);
+			snprintf(path, sizeof(path), "%s/crash", run_dir);
+			rmdir(path);
+			rmdir(run_dir);
+			fprintf(stderr, "crashtest: run %s stopped: %s; no scenario has run; free space, then run the same command again\n",
+				run_id, why);
+			return 1;
+		}
 		json_decref(doc);
 	}
 	/* A user's program is one scenario whose every image must be intact. */
@@ -1263,11 +1377,11 @@ int cmd_crashtest(int argc, char **argv)
 						      .parallel = c.checkers };
 		snprintf(pool_golden, sizeof(pool_golden), "%s/images/%s.img", c.build, strtok_r(first, " ,", &save));
 		snprintf(pool_dir, sizeof(pool_dir), "%s/crash", run_dir);
-		c.pool = checker_pool_start(&pool_opts);
 		free(first);
 	}
+	held = json_array_size(done.rows);
 	fsl = strdup(fss);
-	for (tok = strtok_r(fsl, " ,", &save); tok && !c.disk_full[0]; tok = strtok_r(NULL, " ,", &save)) {
+	for (tok = strtok_r(fsl, " ,", &save); tok && !stopped; tok = strtok_r(NULL, " ,", &save)) {
 		for (i = 0; i < ns; i++) {
 			json_t *row;
 
@@ -1286,6 +1400,12 @@ int cmd_crashtest(int argc, char **argv)
 				failures++;
 				continue;
 			}
+			/* Booted with the first writer that runs: a resume with
+			 * every scenario judged needs none. */
+			if (!pool_tried) {
+				c.pool = checker_pool_start(&pool_opts);
+				pool_tried = 1;
+			}
 			fprintf(stderr, "crashtest: %s on %s (%s) ...\n", sc[i].name, tok, sc[i].mode);
 			if (!program && is_program_row(&sc[i])) {
 				if (program_row_begin(&c, &sc[i], run_dir, &pool_opts, &row_opts, prog_bin, check_bin,
@@ -1297,31 +1417,37 @@ int cmd_crashtest(int argc, char **argv)
 			row = run_scenario(&c, &sc[i], tok, run_dir);
 			if (!program)
 				c.program = c.check = NULL, c.row_checker = NULL;
+			snprintf(where, sizeof(where), "%s on %s", sc[i].name, tok);
 			if (!row && c.disk_full[0]) {
-				fprintf(stderr, "crashtest: %s on %s stopped: %s; the summary holds the %zu scenario%s judged before (%s/crash/summary.json); free space, then finish the run with --resume %s (make crashtest RESUME=%s)\n",
-					sc[i].name, tok, c.disk_full, json_array_size(rows),
-					json_array_size(rows) == 1 ? "" : "s", run_dir, run_id, run_id);
+				say_stopped(where, c.disk_full, 1, held, 0, run_dir, run_id);
+				stopped = 1;
 				break;
 			}
 			if (!row) {
 				failures++;
 				continue;
 			}
-			fprintf(stderr, "crashtest: %s on %s: %lld images, %lld acks, %.0f s\n", sc[i].name, tok,
+			json_array_append_new(rows, row);
+			/* A consistent partial summary after every scenario; the
+			 * scenario is judged once its row is saved, and not before. */
+			doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:b}", "schema", 1, "run_id", run_id, "accel", c.accel,
+					"kernel", c.kernel, "scenarios", rows, "complete", 0);
+			rc = save_summary(run_dir, doc, why, sizeof(why), &full);
+			json_decref(doc);
+			if (rc < 0) {
+				say_stopped(where, why, full, held, 0, run_dir, run_id);
+				stopped = 1;
+				break;
+			}
+			held = json_array_size(rows);
+			fprintf(stderr, "crashtest: %s: %lld images, %lld acks, %.0f s\n", where,
 				(long long)json_integer_value(json_object_get(row, "images")),
 				(long long)json_integer_value(json_object_get(row, "acks")),
 				json_real_value(json_object_get(row, "seconds")));
-			json_array_append_new(rows, row);
-			/* A consistent partial summary after every scenario. */
-			doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:b}", "schema", 1, "run_id", run_id, "accel", c.accel,
-					"kernel", c.kernel, "scenarios", rows, "complete", 0);
-			snprintf(path, sizeof(path), "%s/crash/summary.json", run_dir);
-			json_write_atomic(path, doc);
-			json_decref(doc);
 		}
 	}
 	free(fsl);
-	if (c.disk_full[0]) {
+	if (stopped) {
 		int guests;
 		double boot_s;
 
@@ -1358,11 +1484,18 @@ int cmd_crashtest(int argc, char **argv)
 				c.checkers, "guests", guests, "boot_seconds", boot_s);
 		if (resume)
 			json_object_set_new(doc, "resumed", json_true());
-		snprintf(path, sizeof(path), "%s/crash/summary.json", run_dir);
-		json_write_atomic(path, doc);
+		rc = save_summary(run_dir, doc, why, sizeof(why), &full);
 		json_decref(doc);
 		json_decref(options);
 		crash_resume_free(&done);
+		if (rc < 0) {
+			/* Judged, but not saved as complete: no table or report
+			 * claims it; a resume keeps every row and completes it. */
+			snprintf(where, sizeof(where), "run %s", run_id);
+			say_stopped(where, why, full, held, 1, run_dir, run_id);
+			json_decref(rows);
+			return 1;
+		}
 		verdict_table(rows, stdout, TABLE_TEXT);
 		verdict_causes(rows, stdout, TABLE_TEXT);
 		printf("\n%lld crash images in %.0f s (accelerator %s); checking took %.0f s in %d checker guest%s at once: "
