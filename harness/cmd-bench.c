@@ -236,30 +236,173 @@ static char *unit_script(const struct bench *b, const char *kernel, int rep)
 	return s;
 }
 
-/* The plugin's intervals, in execution order. */
-static double *read_intervals(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "r");
-	double *v = NULL;
-	size_t cap = 0;
-	char line[128];
-	unsigned long long insns;
-	int vcpu;
+/*
+ * Kernel functions whose calls the plugin counts apart from the faulting
+ * task's own instructions (its apart= argument), because what they cost
+ * depends on state that differs between runs of one cell rather than on
+ * the fault path:
+ *   slab    SLOB's first-fit walk of the heap's free lists (6.1's config),
+ *           SLUB taking a slab page from the page allocator or giving one
+ *           back (6.12's), which happens when the heap says so;
+ *   clock   the inode timestamp update, work only when the coarse clock
+ *           ticked since the file's last write;
+ *   sched   the scheduler, when the task sleeps (a MAP_SYNC fault waits
+ *           for the log), yields or wakes a worker: its load tracking
+ *           decays per elapsed millisecond;
+ *   random  the random number batches, refilled every so many calls from
+ *           anywhere (xfs draws one per log ticket).
+ * A symbol counts under its name and with a compiler suffix
+ * (slob_alloc.isra.0). "switch" is no class: __switch_to(prev, next) tells
+ * the plugin the tasks (its switch= argument).
+ */
+static const struct {
+	const char *cls, *fn;
+} insn_syms[] = {
+	{ "switch", "__switch_to" },
+	{ "slab", "slob_alloc" },
+	{ "slab", "slob_free" },
+	{ "slab", "new_slab" },
+	{ "slab", "free_slab" },
+	{ "slab", "__free_slab" },
+	{ "clock", "file_update_time" },
+	{ "sched", "__schedule" },
+	{ "sched", "try_to_wake_up" },
+	{ "random", "get_random_u8" },
+	{ "random", "get_random_u16" },
+	{ "random", "get_random_u32" },
+	{ "random", "get_random_u64" },
+	{ "random", "get_random_bytes" },
+	{ "random", "_get_random_bytes" },
+};
 
-	*n = 0;
+#define INSN_SYMS_N (sizeof(insn_syms) / sizeof(insn_syms[0]))
+#define APPEND(buf, len, size, ...) \
+	((len) += snprintf((buf) + (len), (len) < (size) ? (size) - (len) : 0, __VA_ARGS__))
+
+/*
+ * ",switch=ADDR,apart=CLASS:ADDR..." for the plugin from the kernel's
+ * System.map, or "" without one. Addresses are link-time: a kernel with
+ * KASLR gets none.
+ */
+static void insn_plugin_args(const char *build, const char *kernel, char *buf, size_t size)
+{
+	char path[1024], line[512], sym[256], type, have[INSN_SYMS_N][64] = { { 0 } };
+	unsigned long long addr;
+	char *config;
+	size_t len = 0, i, k;
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/kernels/%s/config", build, kernel);
+	config = read_text_file(path);
+	if (config && strstr(config, "\nCONFIG_RANDOMIZE_BASE=y")) {
+		free(config);
+		return;
+	}
+	free(config);
+	snprintf(path, sizeof(path), "%s/kernels/%s/System.map", build, kernel);
+	f = fopen(path, "r");
 	if (!f)
-		return NULL;
+		return;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%d %llu", &vcpu, &insns) != 2)
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) != 3 ||
+		    (type != 't' && type != 'T'))
 			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			v = realloc(v, cap * sizeof(*v));
+		for (i = 0; i < INSN_SYMS_N; i++) {
+			size_t n = strlen(insn_syms[i].fn), hl = strlen(have[i]);
+
+			if (!strncmp(sym, insn_syms[i].fn, n) && (!sym[n] || sym[n] == '.'))
+				snprintf(have[i] + hl, sizeof(have[i]) - hl, ":%llx", addr);
 		}
-		v[(*n)++] = insns;
 	}
 	fclose(f);
-	return v;
+	for (i = 0; i < INSN_SYMS_N; i++) {
+		if (!have[i][0])
+			continue;
+		if (!strcmp(insn_syms[i].cls, "switch")) {
+			/* The first: __switch_to has no compiler variants. */
+			APPEND(buf, len, size, ",switch=%.*s", (int)strcspn(have[i] + 1, ":"),
+			       have[i] + 1);
+			continue;
+		}
+		/* One apart= per class, its functions after its name. */
+		for (k = 0; k < i; k++)
+			if (!strcmp(insn_syms[k].cls, insn_syms[i].cls) && have[k][0])
+				break;
+		if (k < i)
+			continue;
+		APPEND(buf, len, size, ",apart=%s", insn_syms[i].cls);
+		for (k = i; k < INSN_SYMS_N; k++)
+			if (!strcmp(insn_syms[k].cls, insn_syms[i].cls) && have[k][0])
+				APPEND(buf, len, size, "%s", have[k]);
+	}
+	if (len >= size)
+		buf[0] = '\0';
+}
+
+#define INSN_MAX_CLASSES 8
+
+/*
+ * The plugin's intervals, in execution order: ncls numbers per interval,
+ * named by the header (version 1 wrote one, all instructions, as "own").
+ */
+struct insn_intervals {
+	double *v;
+	size_t n;
+	int ncls;
+	char cls[INSN_MAX_CLASSES][32];
+};
+
+/* "# insn-per-fault v2 ...: vcpu own irq other ...": the column names. */
+static void read_columns(char *line, struct insn_intervals *iv)
+{
+	const char *key = "between markers: vcpu ";
+	char *cols = strstr(line, key), *save, *tok;
+
+	if (strncmp(line, "# insn-per-fault v2 ", 20) || !cols)
+		return;
+	iv->ncls = 0;
+	for (tok = strtok_r(cols + strlen(key), " \n", &save); tok && iv->ncls < INSN_MAX_CLASSES;
+	     tok = strtok_r(NULL, " \n", &save))
+		snprintf(iv->cls[iv->ncls++], sizeof(iv->cls[0]), "%s", tok);
+}
+
+static int read_intervals(const char *path, struct insn_intervals *iv)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 0;
+	char line[512];
+
+	memset(iv, 0, sizeof(*iv));
+	if (!f)
+		return -1;
+	iv->ncls = 1;
+	snprintf(iv->cls[0], sizeof(iv->cls[0]), "own");
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		int c = 0;
+
+		if (line[0] == '#') {
+			read_columns(line, iv);
+			continue;
+		}
+		strtol(p, &end, 10);	/* the vCPU */
+		if (end == p || !iv->ncls)
+			continue;
+		if (iv->n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			iv->v = realloc(iv->v, cap * iv->ncls * sizeof(*iv->v));
+		}
+		for (p = end; c < iv->ncls; c++, p = end) {
+			iv->v[iv->n * iv->ncls + c] = strtoull(p, &end, 10);
+			if (end == p)
+				break;
+		}
+		if (c == iv->ncls)
+			iv->n++;
+	}
+	fclose(f);
+	return 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -269,14 +412,61 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static double median_sorted(const double *v, size_t n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * What the plugin counted apart from the faulting task's own instructions
+ * in count intervals from row: per class its mean per fault, maximum and
+ * how many faults it hit, their sum's mean, and the median of everything
+ * (what the one figure was before the split).
+ */
+static json_t *insn_interference(const struct insn_intervals *iv, size_t row, size_t count)
+{
+	json_t *sources = json_object();
+	double *all = malloc(count * sizeof(*all)), sum = 0;
+	size_t i;
+	int c;
+
+	for (i = 0; i < count; i++) {
+		all[i] = 0;
+		for (c = 0; c < iv->ncls; c++)
+			all[i] += iv->v[(row + i) * iv->ncls + c];
+		sum += all[i] - iv->v[(row + i) * iv->ncls];
+	}
+	for (c = 1; c < iv->ncls; c++) {
+		double total = 0, max = 0, x;
+		json_int_t hit = 0;
+
+		for (i = 0; i < count; i++) {
+			x = iv->v[(row + i) * iv->ncls + c];
+			total += x;
+			max = x > max ? x : max;
+			hit += x > 0;
+		}
+		json_object_set_new(sources, iv->cls[c], json_pack("{s:f, s:f, s:I}",
+				    "mean", total / count, "max", max, "hit", hit));
+	}
+	qsort(all, count, sizeof(*all), cmp_double);
+	sum /= count;
+	sources = json_pack("{s:f, s:f, s:o}", "mean", sum, "all_median", median_sorted(all, count),
+			    "sources", sources);
+	free(all);
+	return sources;
+}
+
 /*
  * Give every writer job section its share of the plugin's intervals: the
  * writer brackets each first touch with the markers, and sections run one
  * after another on one vCPU, so the k-th section owns the next `count`.
+ * insn_per_fault is the faulting task's own instructions (the first
+ * column); insn_interference the rest, when the plugin split it off.
  */
-static void attach_insns(json_t *results, double *iv, size_t n)
+static void attach_insns(json_t *results, const struct insn_intervals *iv)
 {
-	size_t used = 0, i, k;
+	size_t used = 0, i, k, j;
 	json_t *r, *section;
 
 	json_array_foreach(results, i, r) {
@@ -289,16 +479,20 @@ static void attach_insns(json_t *results, double *iv, size_t n)
 
 			if (!pm || !count)
 				continue;
-			if (!iv || used + count > n) {
+			if (!iv->v || used + count > iv->n) {
 				json_object_set_new(pm, "insn_per_fault", json_null());
 				continue;
 			}
 			slice = malloc(count * sizeof(*slice));
-			memcpy(slice, iv + used, count * sizeof(*slice));
+			for (j = 0; j < count; j++)
+				slice[j] = iv->v[(used + j) * iv->ncls];
 			qsort(slice, count, sizeof(*slice), cmp_double);
 			json_object_set_new(pm, "insn_per_fault", json_pack("{s:f, s:f, s:f, s:I}",
-				"median", count % 2 ? slice[count / 2] : (slice[count / 2 - 1] + slice[count / 2]) / 2,
+				"median", median_sorted(slice, count),
 				"min", slice[0], "max", slice[count - 1], "N", (json_int_t)count));
+			if (iv->ncls > 1)
+				json_object_set_new(pm, "insn_interference",
+						    insn_interference(iv, used, count));
 			free(slice);
 			used += count;
 		}
@@ -436,7 +630,8 @@ static void say_disk_full(const struct bench *b, const char *where, int resumabl
 
 static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep, const char *dir)
 {
-	char script_path[1024], timeout[16], plugin_arg[1200] = "", path[1024], why[4200];
+	char script_path[1024], timeout[16], plugin_arg[2000] = "", path[1024], why[4200];
+	char insn_args[800];
 	char *script, *err = NULL;
 	json_t *unit, *results, *vm;
 	int rc, failures;
@@ -466,7 +661,9 @@ static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep
 	}
 	free(script);
 	snprintf(timeout, sizeof(timeout), "%d", UNIT_TIMEOUT);
-	snprintf(plugin_arg, sizeof(plugin_arg), "%s,out=%s/insn.txt", b->plugin ? b->plugin : "", dir);
+	insn_plugin_args(b->build, kernel, insn_args, sizeof(insn_args));
+	snprintf(plugin_arg, sizeof(plugin_arg), "%s,out=%s/insn.txt%s", b->plugin ? b->plugin : "",
+		 dir, insn_args);
 	{
 		char *argv[] = { (char *)b->harness, "run", "--kernel", (char *)kernel, "--fs", (char *)fs,
 				 "--script", script_path, "--out", (char *)dir, "--accel",
@@ -502,13 +699,12 @@ static int run_unit(struct bench *b, const char *kernel, const char *fs, int rep
 	fputs(err ? err : "", stderr);
 	free(err);
 	if (b->plugin) {
-		size_t n;
-		double *iv;
+		struct insn_intervals iv;
 
 		snprintf(path, sizeof(path), "%s/insn.txt", dir);
-		iv = read_intervals(path, &n);
-		attach_insns(results, iv, n);
-		free(iv);
+		read_intervals(path, &iv);
+		attach_insns(results, &iv);
+		free(iv.v);
 	}
 	unit = json_pack("{s:i, s:s, s:s, s:i, s:o, s:o}", "schema", RUN_SCHEMA, "kernel", kernel,
 			 "fs", fs, "rep", rep, "vm", vm, "results", results);

@@ -81,6 +81,12 @@ static int get_insn(json_t *s, double *out)
 	return get_number(s, "pmem.insn_per_fault.median", out);
 }
 
+/* What insn_per_fault leaves out: interrupts, other tasks, apart calls. */
+static int get_insn_interference(json_t *s, double *out)
+{
+	return get_number(s, "pmem.insn_interference.mean", out);
+}
+
 /* crashbench: the checker's speed on a fixed image set (harness/cmd-crashbench.c). */
 static int get_check_rate(json_t *s, double *out)
 {
@@ -107,6 +113,7 @@ const struct metric metrics[] = {
 	{ "fault_p50", "first-touch fault p50 ns", 0, 1, get_fault_p50 },
 	{ "persist_p50", "persist call p50 ns", 0, 1, get_persist_p50 },
 	{ "insn_fault", "kernel insns/fault (median)", 0, 0, get_insn },
+	{ "insn_interference", "+ interference/fault (mean)", 0, 0, get_insn_interference },
 	{ "faults", "dax faults (tracepoints)", 0, 0, get_faults },
 	{ "wb_one", "dax_writeback_one events", 0, 0, get_wb_one },
 	{ "check_rate", "crash images checked/s", 1, 1, get_check_rate },
