@@ -193,7 +193,7 @@ edir=$out/early/crash/program__ext4
 "$H" crashbench --images "$out/early" --reps 2 --checkers 2 --results "$out" --run-id bench \
 	>"$out/bench.out" 2>"$out/bench.err"
 rc=$?
-cat "$out/bench.out" | sed 's/^/# /'
+sed 's/^/# /' "$out/bench.out"
 kept=$(jq -s '[.[] | select(.kept and .file)] | length' "$edir"/image-*.json)
 twins=$(jq '.scenarios[0].deduplicated' "$out/early/crash/summary.json")
 [ "$rc" -eq 0 ] && jq -e --argjson n "${kept:-0}" --argjson d "${twins:-0}" '
@@ -207,7 +207,8 @@ tap_ok $? "crashbench: $kept kept images ($twins twins) judged again twice in 2 
 mkdir -p "$out/turned/crash/program__ext4"
 cp "$out/early/crash/summary.json" "$out/turned/crash/"
 cp "$edir"/acks.log "$edir"/image-*.json "$out/turned/crash/program__ext4/"
-first=$(ls "$out/turned/crash/program__ext4"/image-*.json | head -n 1)
+images=("$out/turned/crash/program__ext4"/image-*.json)
+first=${images[0]}
 jq '.verdict = (if .verdict == "intact" then "lost" else "intact" end)' "$first" >"$first.new" && mv "$first.new" "$first"
 "$H" crashbench --images "$out/turned" --reps 1 --checkers 1 --results "$out" --run-id turned \
 	>"$out/turned.out" 2>"$out/turned.err"

@@ -39,6 +39,7 @@ for f in "${figures[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ]
 tap_ok $? "gnuplot drew all ${#figures[@]} plots (missing: ${missing[*]:-none})"
+# shellcheck disable=SC2016 # $d0 .. is gnuplot's data block name, not the shell's
 [ "$(grep -c '^\$d[0-9]* << EOD' "$out/bench/report/fault-cdf-ext4-hole-pte.gp")" -eq 4 ] &&
 	[ "$(grep -c '^\$d[0-9]* << EOD' "$out/bench/report/persist-msync-xfs.gp")" -eq 4 ]
 tap_ok $? "a CDF and a persist plot carry one line per mode (4)"
