@@ -5,7 +5,9 @@
 # "@@begin <kind> <mode> <job>", the JSON, "@@end"; a failure is one
 # "@@failed" line.
 set -u
+# shellcheck source=vm-images/guest/pmem-lib.sh
 . /usr/share/pmem/lib.sh
+# shellcheck disable=SC2119 # its mode is optional: none is plain -o dax
 pmem_mount
 mkdir -p /mnt/bench /tmp/jobs
 
