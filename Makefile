@@ -6,6 +6,7 @@
 #   make crashbench  how fast crash images are checked, on a fixed cached set
 #   make xfstests    xfstests' DAX and mmap tests on each kernel, aware beside stock (XFSTESTS=checkout)
 #   make test        unit tests + guest tests (builds what it needs)
+#   make shellcheck  every shell script git knows, through shellcheck
 #   make kernels     every kernel flavour in vm-images/flavours
 #   make bisect-check  every patch of each series builds on its own
 #   make fuzz        the parsers of guest and user input under libFuzzer (FUZZ_SECONDS=N)
@@ -86,7 +87,7 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 include harness/plugins/Makefile.inc
 -include $(wildcard $(BUILD_DIR)/*.d $(BUILD_DIR)/ackobj/*.d $(BUILD_DIR)/guest/*.d $(BUILD_DIR)/tests/*.d $(BUILD_DIR)/plugins/*.d)
 
-.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test clean bench crashtest compare report adr-cost crashbench bisect-check fuzz xfstests xfstests-image
+.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test shellcheck clean bench crashtest compare report adr-cost crashbench bisect-check fuzz xfstests xfstests-image
 all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) $(BUILD_DIR)/guest/aware-mmap.so $(ACKLIB) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
@@ -293,9 +294,19 @@ guest-test: all test-kernels images
 # programs, the kernels the suite boots and the images.
 test:
 	vm-images/setup-host.sh
+	$(MAKE) shellcheck
 	$(MAKE) all $(UNIT_TESTS) $(FUZZ_TARGETS) test-kernels images
 	$(if $(KERNEL),vm-images/build-kernel.sh $(KERNEL))
 	$(if $(KERNEL),PMEM_TEST_KERNELS="$(call kernel_names,$(KERNEL))") prove -v $(UNIT_TESTS) tests/*.t
+
+# Shell scripts: *.sh (sourced ones too, which say their shell to
+# shellcheck) and every file whose first line runs sh or bash: tests/*.t,
+# .ci/run, the guest's init, the planted xfstests tests. Each script is
+# checked as its own shebang or directive says.
+shellcheck:
+	git ls-files | awk '{ r = (getline line < $$0); close($$0) } \
+		r >= 0 && (/\.sh$$/ || (r > 0 && line ~ /^#! *\/(usr\/)?bin\/(env +)?(ba)?sh([ \t]|$$)/))' | \
+		xargs -d '\n' shellcheck -f gcc
 
 clean:
 	rm -rf $(BUILD_DIR)
