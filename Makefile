@@ -85,7 +85,6 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-xfstests-doc
 
 include harness/plugins/Makefile.inc
--include $(wildcard $(BUILD_DIR)/*.d $(BUILD_DIR)/ackobj/*.d $(BUILD_DIR)/guest/*.d $(BUILD_DIR)/tests/*.d $(BUILD_DIR)/plugins/*.d)
 
 .PHONY: all plugins setup kernels test-kernels images test unit-test guest-test shellcheck clean bench crashtest compare report adr-cost crashbench bisect-check fuzz xfstests xfstests-image
 all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) $(BUILD_DIR)/guest/aware-mmap.so $(ACKLIB) plugins
@@ -394,3 +393,8 @@ report: $(BUILD_DIR)/pmem-harness
 	@if [ -z "$(RUN)" ]; then \
 		echo "make report: say which run: make report RUN=<run-id> (see results/runs/)" >&2; exit 2; fi
 	$(BUILD_DIR)/pmem-harness report $(call run_dir,$(RUN))
+
+# The headers each program and object read, as the compiler wrote them
+# down; read last, so that their rules never take the place of all as the
+# goal of a bare make.
+-include $(wildcard $(BUILD_DIR)/*.d $(BUILD_DIR)/ackobj/*.d $(BUILD_DIR)/guest/*.d $(BUILD_DIR)/tests/*.d $(BUILD_DIR)/plugins/*.d)
