@@ -63,6 +63,16 @@ ACKLIB     := $(BUILD_DIR)/libpmemack.a $(BUILD_DIR)/include/pmem-ack.h
 WRITER_SRC := workloads/writer.c workloads/job.c workloads/stats.c workloads/tracefs.c \
 	      workloads/record.c workloads/ack.c workloads/channel.c \
 	      workloads/pmem_map.c workloads/cpu_flush.c $(wildcard workloads/persist/*.c)
+AGENT_SRC     := workloads/agent.c workloads/channel.c
+SEMANTICS_SRC := tests/guest/semantics.c workloads/pmem_map.c workloads/cpu_flush.c workloads/tracefs.c
+VERIFY_SRC    := workloads/verify.c workloads/record_verify.c workloads/record.c
+CHECKER_SRC   := workloads/checker.c workloads/record_verify.c workloads/record.c workloads/channel.c
+
+# The guest programs' objects live apart from the host's, in
+# build/guest-obj/, so that the two sets of flags never mix.
+GUEST_CFLAGS := $(CFLAGS) -Iworkloads
+guest_obj     = $(patsubst %.c,$(BUILD_DIR)/guest-obj/%.o,$(1))
+GUEST_OBJ    := $(call guest_obj,$(sort $(WRITER_SRC) $(AGENT_SRC) $(SEMANTICS_SRC) $(VERIFY_SRC) $(CHECKER_SRC)))
 
 UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-qemu-argv \
@@ -108,9 +118,13 @@ $(BUILD_DIR)/obj/%.o: %.c
 $(BUILD_DIR)/pmem-harness: $(HARNESS_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(HARNESS_OBJ) $(HARNESS_LDLIBS)
 
-$(BUILD_DIR)/guest/pmem-agent: workloads/agent.c workloads/channel.c
+$(BUILD_DIR)/guest-obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS),workloads/agent.c workloads/channel.c,)
+	$(CC) $(GUEST_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD_DIR)/guest/pmem-agent: $(call guest_obj,$(AGENT_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $^
 
 # pmem-ack is built as any program outside this tree would be: with the
 # installed header and the library.
@@ -131,21 +145,21 @@ $(BUILD_DIR)/include/pmem-ack.h: workloads/ack.h
 	@mkdir -p $(@D)
 	cp $< $@
 
-$(BUILD_DIR)/guest/semantics: tests/guest/semantics.c workloads/pmem_map.c workloads/tracefs.c workloads/cpu_flush.c
+$(BUILD_DIR)/guest/semantics: $(call guest_obj,$(SEMANTICS_SRC))
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) -Iworkloads,tests/guest/semantics.c workloads/pmem_map.c workloads/cpu_flush.c workloads/tracefs.c,)
+	$(CC) $(GUEST_CFLAGS) -o $@ $^
 
-$(BUILD_DIR)/guest/pmem-writer: $(WRITER_SRC)
+$(BUILD_DIR)/guest/pmem-writer: $(call guest_obj,$(WRITER_SRC))
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) -Iworkloads,$(WRITER_SRC),-ljansson -linih -lpmem -lm)
+	$(CC) $(GUEST_CFLAGS) -o $@ $^ -ljansson -linih -lpmem -lm
 
-$(BUILD_DIR)/guest/pmem-verify: workloads/verify.c workloads/record_verify.c workloads/record.c
+$(BUILD_DIR)/guest/pmem-verify: $(call guest_obj,$(VERIFY_SRC))
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS),workloads/verify.c workloads/record_verify.c workloads/record.c,)
+	$(CC) $(GUEST_CFLAGS) -o $@ $^
 
-$(BUILD_DIR)/guest/pmem-checker: workloads/checker.c workloads/record_verify.c workloads/record.c workloads/channel.c
+$(BUILD_DIR)/guest/pmem-checker: $(call guest_obj,$(CHECKER_SRC))
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS),workloads/checker.c workloads/record_verify.c workloads/record.c workloads/channel.c,)
+	$(CC) $(GUEST_CFLAGS) -o $@ $^
 
 $(BUILD_DIR)/tests/unit-console: tests/unit/console.c harness/console.c
 	@mkdir -p $(@D)
@@ -400,4 +414,4 @@ report: $(BUILD_DIR)/pmem-harness
 # The headers each program and object read, as the compiler wrote them
 # down; read last, so that their rules never take the place of all as the
 # goal of a bare make.
--include $(wildcard $(HARNESS_OBJ:.o=.d) $(BUILD_DIR)/ackobj/*.d $(BUILD_DIR)/guest/*.d $(BUILD_DIR)/tests/*.d $(BUILD_DIR)/plugins/*.d)
+-include $(wildcard $(HARNESS_OBJ:.o=.d) $(BUILD_DIR)/ackobj/*.d $(GUEST_OBJ:.o=.d) $(BUILD_DIR)/guest/pmem-ack.d $(BUILD_DIR)/tests/*.d $(BUILD_DIR)/plugins/*.d)
