@@ -40,11 +40,11 @@ HARNESS_SRC    := $(sort $(wildcard harness/*.c crash-inject/*.c results/*.c))
 HARNESS_OBJ    := $(patsubst %.c,$(BUILD_DIR)/obj/%.o,$(HARNESS_SRC))
 HARNESS_LDLIBS := -ljansson -lxxhash -lm
 
-# $(call link,FLAGS,SOURCES,LIBS): compile and link one program in one call,
-# then ask the compiler which headers it read: $@.d, read by the next make,
-# so no rule lists headers by hand.
-link = $(CC) $(1) -o $@ $(2) $(3) && \
-	$(CC) $(filter -I% -D% -std=%,$(1)) -MM -MP -MT $@ $(2) >$@.d
+# $(call link,FLAGS,SOURCES,LIBS[,COMPILER]): compile and link one program in
+# one call (with $(CC) unless COMPILER is given), then ask the compiler which
+# headers it read: $@.d, read by the next make, so no rule lists headers by hand.
+link = $(or $(4),$(CC)) $(1) -o $@ $(2) $(3) && \
+	$(or $(4),$(CC)) $(filter -I% -D% -std=%,$(1)) -MM -MP -MT $@ $(2) >$@.d
 
 # Guest programs land in the initramfs; one program per line.
 GUEST_PROGS := $(BUILD_DIR)/guest/pmem-agent \
@@ -234,41 +234,43 @@ $(BUILD_DIR)/tests/unit-adr-model: tests/unit/adr-model.c crash-inject/adr.c cra
 FUZZ_CC      := clang
 FUZZ_FLAGS   := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS := 60
+# $(call fuzz_link,FLAGS,LIBS): a fuzz target from its sources, and its .d.
+fuzz_link     = $(call link,$(FUZZ_FLAGS) $(1),$^,$(2),$(FUZZ_CC))
 FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,job check-report ack-line console check-phases results result-blocks bench-resume crash-resume check-block xfstests-doc)
 
 $(BUILD_DIR)/fuzz/fuzz-job: tests/fuzz/job.c $(filter-out workloads/writer.c,$(WRITER_SRC))
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Iworkloads -o $@ $^ -ljansson -linih -lpmem -lm
+	$(call fuzz_link,-Iworkloads,-ljansson -linih -lpmem -lm)
 $(BUILD_DIR)/fuzz/fuzz-check-report: tests/fuzz/check-report.c crash-inject/judge.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Icrash-inject -o $@ $^ -ljansson
+	$(call fuzz_link,-Icrash-inject,-ljansson)
 $(BUILD_DIR)/fuzz/fuzz-ack-line: tests/fuzz/ack-line.c crash-inject/ack_stream.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Icrash-inject -o $@ $^
+	$(call fuzz_link,-Icrash-inject,)
 $(BUILD_DIR)/fuzz/fuzz-console: tests/fuzz/console.c harness/console.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Iharness -o $@ $^
+	$(call fuzz_link,-Iharness,)
 $(BUILD_DIR)/fuzz/fuzz-check-phases: tests/fuzz/check-phases.c crash-inject/check_phases.c results/stats.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Icrash-inject -o $@ $^ -ljansson -lm
+	$(call fuzz_link,-Icrash-inject,-ljansson -lm)
 $(BUILD_DIR)/fuzz/fuzz-results: tests/fuzz/results.c results/series.c results/stats.c results/verdicts.c results/table.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Iresults -o $@ $^ -ljansson -lm
+	$(call fuzz_link,-Iresults,-ljansson -lm)
 $(BUILD_DIR)/fuzz/fuzz-result-blocks: tests/fuzz/result-blocks.c harness/result_blocks.c harness/names.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Iharness -o $@ $^ -ljansson
+	$(call fuzz_link,-Iharness,-ljansson)
 $(BUILD_DIR)/fuzz/fuzz-bench-resume: tests/fuzz/bench-resume.c harness/bench_resume.c harness/names.c harness/rundir.c harness/jsonio.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Iharness -o $@ $^ -ljansson
+	$(call fuzz_link,-Iharness,-ljansson)
 $(BUILD_DIR)/fuzz/fuzz-crash-resume: tests/fuzz/crash-resume.c harness/crash_resume.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Iharness -o $@ $^ -ljansson
+	$(call fuzz_link,-Iharness,-ljansson)
 $(BUILD_DIR)/fuzz/fuzz-xfstests-doc: tests/fuzz/xfstests-doc.c results/xfstests.c results/table.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Iresults -o $@ $^ -ljansson -lm
+	$(call fuzz_link,-Iresults,-ljansson -lm)
 $(BUILD_DIR)/fuzz/fuzz-check-block: tests/fuzz/check-block.c harness/check_block.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -DCHECK_BLOCK_MAX=512 -Iharness -o $@ $^
+	$(call fuzz_link,-DCHECK_BLOCK_MAX=512 -Iharness,)
 
 # make fuzz [FUZZ_SECONDS=N]: every target for N seconds (make test: 30 s each).
 fuzz: $(FUZZ_TARGETS)
@@ -414,4 +416,4 @@ report: $(BUILD_DIR)/pmem-harness
 # The headers each program and object read, as the compiler wrote them
 # down; read last, so that their rules never take the place of all as the
 # goal of a bare make.
--include $(wildcard $(HARNESS_OBJ:.o=.d) $(BUILD_DIR)/ackobj/*.d $(GUEST_OBJ:.o=.d) $(BUILD_DIR)/guest/pmem-ack.d $(BUILD_DIR)/tests/*.d $(BUILD_DIR)/plugins/*.d)
+-include $(wildcard $(HARNESS_OBJ:.o=.d) $(BUILD_DIR)/ackobj/*.d $(GUEST_OBJ:.o=.d) $(BUILD_DIR)/guest/pmem-ack.d $(addsuffix .d,$(UNIT_TESTS) $(FUZZ_TARGETS)) $(BUILD_DIR)/plugins/*.d)
