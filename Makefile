@@ -7,6 +7,7 @@
 #   make xfstests    xfstests' DAX and mmap tests on each kernel, aware beside stock (XFSTESTS=checkout)
 #   make test        unit tests + guest tests (builds what it needs)
 #   make shellcheck  every shell script git knows, through shellcheck
+#   make compdb      compile_commands.json for clangd and the like (bear)
 #   make kernels     every kernel flavour in vm-images/flavours
 #   make bisect-check  every patch of each series builds on its own
 #   make fuzz        the parsers of guest and user input under libFuzzer (FUZZ_SECONDS=N)
@@ -94,7 +95,7 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 
 include harness/plugins/Makefile.inc
 
-.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test shellcheck clean bench crashtest compare report adr-cost crashbench bisect-check fuzz xfstests xfstests-image
+.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test shellcheck compdb compile_commands.json clean bench crashtest compare report adr-cost crashbench bisect-check fuzz xfstests xfstests-image
 all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) $(BUILD_DIR)/guest/aware-mmap.so $(ACKLIB) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
@@ -325,6 +326,14 @@ shellcheck:
 	git ls-files | awk '{ r = (getline line < $$0); close($$0) } \
 		r >= 0 && (/\.sh$$/ || (r > 0 && line ~ /^#! *\/(usr\/)?bin\/(env +)?(ba)?sh([ \t]|$$)/))' | \
 		xargs -d '\n' shellcheck -f gcc
+
+# make compdb (or make compile_commands.json): how each C file is compiled,
+# for clangd and other tools, as bear saw it in a rebuild of the programs
+# this Makefile compiles with $(CC) (not the kernels or the fuzz targets).
+# Only on request: bear slows every compile down.
+compdb compile_commands.json:
+	bear --output compile_commands.json -- $(MAKE) -B $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) \
+		$(BUILD_DIR)/guest/aware-mmap.so $(ACKLIB) plugins $(UNIT_TESTS)
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -15,6 +15,8 @@ packages=(
 	linux-source-6.1 linux-source-6.12
 	# host programs and tests
 	libjansson-dev libinih-dev libglib2.0-dev libxxhash-dev pkg-config shellcheck perl jq procps
+	# make compdb: compile_commands.json
+	bear
 	# fuzz targets: clang with the libFuzzer runtime (not pulled in without recommends)
 	clang libclang-rt-14-dev
 	# guest image contents
