@@ -13,6 +13,9 @@ int cmd_crashcheck(int argc, char **argv);
 int cmd_crashbench(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_xfstests(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_unit(int argc, char **argv);
+int cmd_collect(int argc, char **argv);
 
 /* Write a run's report and print its path; 0, 1 if some plots failed, -1. */
 int report_and_say(const char *run_dir);

@@ -164,6 +164,23 @@ void summary_tables(struct run *r, FILE *out, enum table_format fmt)
 	print_peer(out, fmt, r);
 }
 
+/*
+ * Guests run at once share cores, and under TCG a guest's emulated time
+ * stretches when another takes its core: say so when it happened.
+ */
+static void print_sharing(FILE *out, const json_t *sharing)
+{
+	json_int_t shared = json_integer_value(json_object_get(sharing, "beside_other_guests"));
+
+	if (shared <= 0)
+		return;
+	fprintf(out, "guests: %lld of %lld ran beside other guests (up to %lld at once on one host): "
+		"their emulated times are stretched by shared cores, so compare times only with runs made "
+		"the same way; instruction and tracepoint counts are unaffected\n",
+		(long long)shared, (long long)json_integer_value(json_object_get(sharing, "units")),
+		(long long)json_integer_value(json_object_get(sharing, "guests_max")));
+}
+
 int summary_print(const char *run_dir, FILE *out)
 {
 	struct run r;
@@ -179,6 +196,7 @@ int summary_print(const char *run_dir, FILE *out)
 		"KVM: times are real",
 		json_string_value(json_object_get(json_object_get(r.info, "qemu"), "version")),
 		(long long)json_integer_value(json_object_get(r.info, "reps")));
+	print_sharing(out, json_object_get(r.info, "host_sharing"));
 	fprintf(out, "cells: median [min-max] over repetitions; xR = ratio to shared; "
 		     "* = beyond noise (means differ by more than the sum of 95%% CI half-widths)\n");
 	summary_tables(&r, out, TABLE_TEXT);

@@ -72,7 +72,8 @@ for _ in $(seq 1500); do
 		[ -f "$runs/killed/units/6.1-aware__ext4__rep2/console.log" ] && break
 	sleep 0.2
 done
-up=$(pgrep -fc "out $runs/killed/units/6.1-aware__ext4__rep2")
+# The guest is QEMU, whose command line names its NVDIMM in the unit directory.
+up=$(pgrep -fc "$runs/killed/units/6.1-aware__ext4__rep2")
 kill -KILL "$victim"
 wait "$victim" 2>/dev/null
 sleep 3

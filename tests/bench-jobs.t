@@ -35,6 +35,6 @@ rc=0
 (cd "$fake" && PMEM_BUILD=$fake "$top/pmem-harness" bench --kernels 6.1-aware --fs ext4 --jobs "$job" \
 	--results "$fake/r" >out 2>err) || rc=$?
 echo "# $(head -n 1 "$fake/err")"
-[ "$rc" -eq 2 ] && grep -qF "bench: cannot run $fake/guest/pmem-writer: No such file or directory" "$fake/err"
+[ "$rc" -eq 2 ] && grep -qF "pmem-harness: cannot run $fake/guest/pmem-writer: No such file or directory" "$fake/err"
 tap_ok $? "no writer: said in one line, before any guest"
 tap_done

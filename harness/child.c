@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A program as a child: no shell, and killed with its parent. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "child.h"
+
+/* What a child says on stderr, up to 64 KiB; the rest is read and dropped. */
+static char *read_all(int fd)
+{
+	size_t len = 0, cap = 64 << 10;
+	char *buf = malloc(cap + 1), sink[4096];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, len < cap ? buf + len : sink, len < cap ? cap - len : sizeof(sink));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (len < cap)
+			len += n;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+static pid_t start(char *const argv[], int quiet, int err_fd)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid != 0)
+		return pid;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(127);
+	if (quiet && dup2(open("/dev/null", O_WRONLY | O_CLOEXEC), 1) < 0)
+		_exit(127);
+	if (err_fd >= 0 && dup2(err_fd, 2) < 0)
+		_exit(127);
+	execv(argv[0], argv);
+	fprintf(stderr, "pmem-harness: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+pid_t child_start(char *const argv[], int quiet)
+{
+	return start(argv, quiet, -1);
+}
+
+int child_exit_status(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int child_run(char *const argv[], int quiet, char **err)
+{
+	int status, pfd[2] = { -1, -1 };
+	pid_t pid;
+
+	if (err && pipe2(pfd, O_CLOEXEC) < 0)
+		return -1;
+	pid = start(argv, quiet, pfd[1]);
+	if (pid < 0) {
+		if (err) {
+			close(pfd[0]);
+			close(pfd[1]);
+		}
+		return -1;
+	}
+	if (err) {
+		close(pfd[1]);
+		*err = read_all(pfd[0]);
+		close(pfd[0]);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return child_exit_status(status);
+}

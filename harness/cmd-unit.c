@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmem-harness unit RUN_DIR KERNEL FS REP: one guest of a planned bench run
+ * (bench.h), as a line of plan.txt runs it under any scheduler. It writes
+ * only its own directory under RUN_DIR/units/. A unit that is done is not
+ * run again, so a scheduler may retry a line safely.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "builtin.h"
+
+#define UNIT_EXIT_DISK_FULL 3
+
+static int in_list(const struct bench_list *l, const char *s)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return 1;
+	return 0;
+}
+
+int cmd_unit(int argc, char **argv)
+{
+	char dir[1024], where[200], *end;
+	struct timespec t0, t1;
+	struct bench b;
+	long rep;
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: pmem-harness unit RUN_DIR KERNEL FS REP\n"
+		       "Runs one guest of a run 'pmem-harness plan' made; plan.txt lists them all.\n");
+		return 0;
+	}
+	if (argc != 5) {
+		fprintf(stderr, "usage: pmem-harness unit RUN_DIR KERNEL FS REP (a line of the run's plan.txt)\n");
+		return 2;
+	}
+	if (bench_load(&b, argv[1], "unit") < 0)
+		return 2;
+	rep = strtol(argv[4], &end, 10);
+	if (!in_list(&b.kernels, argv[2]) || !in_list(&b.fss, argv[3]) || *end || end == argv[4] ||
+	    rep < 1 || rep > b.reps) {
+		fprintf(stderr, "unit: %s %s rep %s is not a unit of run %s (see its plan.txt)\n",
+			argv[2], argv[3], argv[4], b.run_id);
+		return 2;
+	}
+	bench_unit_dir(&b, argv[2], argv[3], (int)rep, dir, sizeof(dir));
+	if (bench_unit_done(dir)) {
+		fprintf(stderr, "unit: %s %s rep %ld: done before, skipped\n", argv[2], argv[3], rep);
+		return 0;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (bench_run_unit(&b, argv[2], argv[3], (int)rep) < 0) {
+		if (!b.disk_full[0])
+			return 1;
+		snprintf(where, sizeof(where), "%s/%s rep %ld", argv[2], argv[3], rep);
+		bench_say_disk_full(&b, where, 1);
+		return UNIT_EXIT_DISK_FULL;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	fprintf(stderr, "unit: %s %s rep %ld: done in %.0f s (%s)\n", argv[2], argv[3], rep,
+		t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9, dir);
+	return 0;
+}
