@@ -344,16 +344,29 @@ clean:
 kernel_names = $(foreach k,$(1),$(if $(findstring /,$(k)),$(shell vm-images/build-kernel.sh --name $(k)),$(k)))
 
 # make bench [QUICK=1] [KERNELS="..."] [FS="ext4 xfs"] [MODES="..."] [JOBS="files"]
-#            [REPS=N] [RESUME=run-id]
+#            [REPS=N] [RESUME=run-id] [GUESTS=N] [SCHEDULER=local|parallel|slurm] [HOSTS=sshloginfile]
+# GUESTS: guests at once (local and parallel: per host; default: one per CPU).
+# SCHEDULER=parallel runs the plan through GNU parallel (on HOSTS' machines
+# when given), SCHEDULER=slurm as an sbatch array with collect after it.
 BENCH_KERNELS = $(or $(KERNELS),$(if $(QUICK),6.1-aware,6.1-stock 6.1-aware))
+SCHEDULER ?= local
+GUESTS    ?= $(shell nproc)
+BENCH_RUN_ID := $(or $(RESUME),$(RUN_ID),$(shell date +%Y%m%d-%H%M%S))
+bench_options = $(if $(QUICK),--quick) --kernels "$(call kernel_names,$(BENCH_KERNELS))" $(if $(ACCEL),--accel $(ACCEL)) \
+		$(if $(FS),--fs "$(FS)") $(if $(MODES),--modes "$(MODES)") \
+		$(if $(JOBS),--jobs "$(JOBS)") $(if $(REPS),--reps $(REPS))
 bench:
 	vm-images/setup-host.sh
 	$(MAKE) all images
 	vm-images/build-kernel.sh $(BENCH_KERNELS)
-	$(BUILD_DIR)/pmem-harness bench $(if $(QUICK),--quick) --kernels "$(call kernel_names,$(BENCH_KERNELS))" $(if $(ACCEL),--accel $(ACCEL)) \
-		$(if $(FS),--fs "$(FS)") $(if $(MODES),--modes "$(MODES)") \
-		$(if $(JOBS),--jobs "$(JOBS)") $(if $(REPS),--reps $(REPS)) \
-		$(if $(RESUME),--resume $(RESUME))
+ifeq ($(SCHEDULER),local)
+	$(BUILD_DIR)/pmem-harness bench $(bench_options) --guests $(GUESTS) $(if $(RESUME),--resume $(RESUME))
+else ifneq ($(filter parallel slurm,$(SCHEDULER)),)
+	$(BUILD_DIR)/pmem-harness plan bench $(bench_options) $(if $(RESUME),--resume,--run-id) $(BENCH_RUN_ID) >/dev/null
+	harness/schedule.sh $(SCHEDULER) results/runs/$(BENCH_RUN_ID) $(if $(filter parallel,$(SCHEDULER)),$(GUESTS) $(HOSTS),$(if $(filter command line,$(origin GUESTS)),$(GUESTS)))
+else
+	@echo "make bench: SCHEDULER must be local, parallel or slurm, not '$(SCHEDULER)'" >&2; exit 2
+endif
 
 # make crashtest [FS="ext4 xfs"] [SCENARIOS="..."] [PLATFORM=eadr|adr] [KEEP=1]
 #                [SUBSETS=N] [FENCE_POINTS=N]

@@ -29,6 +29,8 @@ packages=(
 	# makes its guest root filesystem from Debian packages
 	automake libtool libtool-bin gawk libacl1-dev libaio-dev libcap-dev libgdbm-dev
 	libgdbm-compat-dev liburing-dev uuid-dev xfslibs-dev mmdebstrap
+	# make bench SCHEDULER=parallel|slurm, and the one-node Slurm cluster its test brings up
+	parallel slurmctld slurmd slurm-client munge
 	# the emulator
 	qemu-system-x86 qemu-utils
 )
