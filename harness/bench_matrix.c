@@ -266,6 +266,17 @@ int bench_parse(struct bench *b, int argc, char **argv, const char *cmd)
 	find_tools(b, 0);
 	if (validate(b) < 0)
 		return -1;
+	/* A job's name names its cells on the host and its file in the guest. */
+	for (i = 0; i < b->jobs.n; i++) {
+		char name[128];
+
+		bench_job_name(b->jobs.v[i], name, sizeof(name));
+		if (!name_is_safe(name, 64) || strstr(name, "__")) {
+			fprintf(stderr, "%s: job file %s: its name '%s' names cells and guest files: rename it to letters, digits, '.', '_', '+' or '-' (no '__')\n",
+				cmd, b->jobs.v[i], name);
+			return -1;
+		}
+	}
 	say_ports(b);
 	find_tools(b, 1);
 	if (id)

@@ -30,6 +30,19 @@ tap_ok $? "a bad job file is refused by the writer's one line, naming file and l
 [ ! -e "$fake/pwned" ] && [ ! -e "$fake/r" ]
 tap_ok $? "shell syntax in a job path runs nothing, and no run is made"
 
+# A valid job whose file name carries shell syntax: refused by its name,
+# before any guest, since the name becomes a guest file and a cell name.
+# shellcheck disable=SC2016 # the $ is the point: it must stay text
+job2="jobs/y';touch\${IFS}pwned2;'.fio"
+printf '[a]\nbs=4k\nsize=1m\n' >"$fake/$job2"
+rc=0
+(cd "$fake" && PMEM_BUILD=$fake "$top/pmem-harness" bench --kernels 6.1-aware --fs ext4 --jobs "$job2" \
+	--results "$fake/r2" >out2 2>err2) || rc=$?
+echo "# $(head -n 1 "$fake/err2")"
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$fake/err2")" -eq 1 ] && grep -qF "names cells and guest files" "$fake/err2" &&
+	[ ! -e "$fake/pwned2" ] && [ ! -e "$fake/r2" ]
+tap_ok $? "a good job file whose name is not a safe name is refused in one line, before any guest"
+
 rm "$fake/guest/pmem-writer"
 rc=0
 (cd "$fake" && PMEM_BUILD=$fake "$top/pmem-harness" bench --kernels 6.1-aware --fs ext4 --jobs "$job" \
