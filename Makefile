@@ -84,7 +84,7 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-ack-stream \
 	      $(BUILD_DIR)/tests/unit-names \
 	      $(BUILD_DIR)/tests/unit-rundir \
-	      $(BUILD_DIR)/tests/unit-result-blocks \
+	      $(BUILD_DIR)/tests/unit-unit-docs \
 	      $(BUILD_DIR)/tests/unit-crash-resume \
 	      $(BUILD_DIR)/tests/unit-table-escape \
 	      $(BUILD_DIR)/tests/unit-check-phases \
@@ -195,9 +195,9 @@ $(BUILD_DIR)/tests/unit-crash-resume: tests/unit/crash-resume.c harness/crash_re
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/crash-resume.c harness/crash_resume.c,-ljansson)
 
-$(BUILD_DIR)/tests/unit-result-blocks: tests/unit/result-blocks.c harness/result_blocks.c harness/names.c
+$(BUILD_DIR)/tests/unit-unit-docs: tests/unit/unit-docs.c results/unit_docs.c harness/names.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/result-blocks.c harness/result_blocks.c harness/names.c,-ljansson)
+	$(call link,$(CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/unit-docs.c results/unit_docs.c harness/names.c,-ljansson)
 
 $(BUILD_DIR)/tests/unit-table-escape: tests/unit/table-escape.c results/table.c
 	@mkdir -p $(@D)
@@ -237,7 +237,7 @@ FUZZ_FLAGS   := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanit
 FUZZ_SECONDS := 60
 # $(call fuzz_link,FLAGS,LIBS): a fuzz target from its sources, and its .d.
 fuzz_link     = $(call link,$(FUZZ_FLAGS) $(1),$^,$(2),$(FUZZ_CC))
-FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,job check-report ack-line console check-phases results result-blocks bench-resume crash-resume check-block xfstests-doc)
+FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,job check-report ack-line console check-phases results unit-docs bench-resume crash-resume check-block xfstests-doc)
 
 $(BUILD_DIR)/fuzz/fuzz-job: tests/fuzz/job.c $(filter-out workloads/writer.c,$(WRITER_SRC))
 	@mkdir -p $(@D)
@@ -257,9 +257,9 @@ $(BUILD_DIR)/fuzz/fuzz-check-phases: tests/fuzz/check-phases.c crash-inject/chec
 $(BUILD_DIR)/fuzz/fuzz-results: tests/fuzz/results.c results/series.c results/stats.c results/verdicts.c results/table.c
 	@mkdir -p $(@D)
 	$(call fuzz_link,-Iresults,-ljansson -lm)
-$(BUILD_DIR)/fuzz/fuzz-result-blocks: tests/fuzz/result-blocks.c harness/result_blocks.c harness/names.c
+$(BUILD_DIR)/fuzz/fuzz-unit-docs: tests/fuzz/unit-docs.c results/unit_docs.c harness/names.c
 	@mkdir -p $(@D)
-	$(call fuzz_link,-Iharness,-ljansson)
+	$(call fuzz_link,-Iresults -Iharness,-ljansson)
 $(BUILD_DIR)/fuzz/fuzz-bench-resume: tests/fuzz/bench-resume.c harness/bench_resume.c harness/names.c harness/rundir.c harness/jsonio.c
 	@mkdir -p $(@D)
 	$(call fuzz_link,-Iharness,-ljansson)
@@ -289,13 +289,14 @@ bisect-check:
 	vm-images/check-bisect.sh 6.1 rdfix aware
 	vm-images/check-bisect.sh 6.12 aware
 
-$(BUILD_DIR)/initramfs.cpio: $(GUEST_PROGS) vm-images/build-initramfs.sh vm-images/guest/init \
-		     vm-images/guest/pmem-lib.sh vm-images/guest/checker-job.sh vm-images/guest/bench-lib.sh
+# Every file of vm-images/guest/ goes into both images.
+GUEST_SCRIPTS := $(wildcard vm-images/guest/*)
+$(BUILD_DIR)/initramfs.cpio: $(GUEST_PROGS) vm-images/build-initramfs.sh $(GUEST_SCRIPTS)
 	vm-images/build-initramfs.sh $@ $(BUILD_DIR)/guest
 
 # The crash checker's guests boot a small initramfs of their own.
 $(BUILD_DIR)/initramfs-checker.cpio: $(BUILD_DIR)/guest/pmem-agent $(BUILD_DIR)/guest/pmem-checker \
-		     vm-images/build-initramfs.sh vm-images/guest/init vm-images/guest/pmem-lib.sh vm-images/guest/checker-job.sh vm-images/guest/bench-lib.sh
+		     vm-images/build-initramfs.sh $(GUEST_SCRIPTS)
 	vm-images/build-initramfs.sh --checker $@ $(BUILD_DIR)/guest
 
 # xfs-reflink (DAX with reflink=1, for the CoW crash cases) is made on 6.12.

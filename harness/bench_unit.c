@@ -21,7 +21,7 @@
 #include "guest_run.h"
 #include "host_share.h"
 #include "jsonio.h"
-#include "result_blocks.h"
+#include "../results/unit_docs.h"
 #include "rundir.h"
 #include "textfile.h"
 
@@ -56,27 +56,23 @@ static char *job_text(const struct bench *b, const char *path)
 	return read_text_file(access(planned, R_OK) ? path : planned);
 }
 
-/* The guest job for one unit: every mode x job, then the fio peer. */
+/*
+ * The guest job for one unit: its job files as data, and its parameters
+ * for vm-images/guest/bench-unit.sh, which runs every mode x job, then the
+ * fio peer. Names were checked (bench_parse), so they need no quoting.
+ */
 static char *unit_script(const struct bench *b, const char *kernel, int rep)
 {
 	char *s = NULL, name[128];
 	size_t len = 0;
 	FILE *f = open_memstream(&s, &len);
-	int port = bench_kernel_has_port(b, kernel), i, k, nm = 0;
+	int port = bench_kernel_has_port(b, kernel), i, nm = 0;
 	const char *order[4];
 
 	for (i = 0; i < b->modes.n && nm < 4; i++)
 		if (port || (strcmp(b->modes.v[i], "aware") && strcmp(b->modes.v[i], "sync+aware")))
 			order[nm++] = b->modes.v[i];
-	/* The helpers are a file in the guest image (vm-images/guest/bench-lib.sh). */
-	fprintf(f, ". /usr/share/pmem/bench.sh\n");
-	/*
-	 * The golden ext4 image's inode tables were never zeroed, so every
-	 * mount starts ext4lazyinit, which zeroes them in the background for
-	 * the whole unit and holds a journal handle while it does: faults
-	 * that run meanwhile cost less (no wake-up at the handle's end).
-	 */
-	fprintf(f, "! grep -q ' /mnt ext4 ' /proc/mounts || mount -o remount,noinit_itable /mnt\n");
+	fprintf(f, "mkdir -p /tmp/jobs\n");
 	for (i = 0; i < b->jobs.n; i++) {
 		char *text = job_text(b, b->jobs.v[i]);
 
@@ -84,33 +80,23 @@ static char *unit_script(const struct bench *b, const char *kernel, int rep)
 			bench_job_name(b->jobs.v[i], name, sizeof(name)), text ? text : "");
 		free(text);
 	}
-	/* Rotate the mode order by repetition. */
-	for (i = 0; i < nm; i++) {
-		const char *mode = order[(i + rep - 1) % nm];
-
-		for (k = 0; k < b->jobs.n; k++) {
-			bench_job_name(b->jobs.v[k], name, sizeof(name));
-			if (strcmp(name, "peer"))
-				fprintf(f, "writer '%s' '%s'\n", mode, name);
-		}
-	}
-	for (k = 0; k < b->jobs.n && b->peer; k++) {
-		bench_job_name(b->jobs.v[k], name, sizeof(name));
-		if (strcmp(name, "peer"))
-			continue;
-		fprintf(f, "writer shared peer\nfio_peer mmap peer\n");
-		fprintf(f, "writer shared peer libpmem\nfio_peer libpmem peer\n");
-	}
-	fprintf(f, "pmem_umount\n");
+	/* The mode order rotates by repetition, so that drift favours no mode. */
+	fprintf(f, "export PMEM_BENCH_MODES='");
+	for (i = 0; i < nm; i++)
+		fprintf(f, "%s%s", i ? " " : "", order[(i + rep - 1) % nm]);
+	fprintf(f, "' PMEM_BENCH_JOBS='");
+	for (i = 0; i < b->jobs.n; i++)
+		fprintf(f, "%s%s", i ? " " : "", bench_job_name(b->jobs.v[i], name, sizeof(name)));
+	fprintf(f, "' PMEM_BENCH_PEER=%d\nexec sh /usr/share/pmem/bench-unit.sh\n", b->peer);
 	fclose(f);
 	return s;
 }
 
-/* The guest's result blocks (result_blocks.h) from a unit's log. */
+/* The guest's answers (results/unit_docs.h) from a unit's log. */
 static json_t *parse_results(const char *log_path, int *failures)
 {
 	char *text = read_text_file(log_path);
-	json_t *results = result_blocks_parse(text, log_path, failures);
+	json_t *results = unit_docs_parse(text, log_path, failures);
 
 	free(text);
 	return results;

@@ -109,8 +109,10 @@ for applet in $(/bin/busybox --list); do
 done
 install -m 0755 "$here/guest/init" "$stage/init"
 install -D -m 0644 "$here/guest/pmem-lib.sh" "$stage/usr/share/pmem/lib.sh"
-install -D -m 0644 "$here/guest/checker-job.sh" "$stage/usr/share/pmem/checker-job.sh"
-install -D -m 0644 "$here/guest/bench-lib.sh" "$stage/usr/share/pmem/bench.sh"
+# Every other guest script under its own name: the host's jobs run them there.
+for s in "$here"/guest/*.sh; do
+	[ "${s##*/}" = pmem-lib.sh ] || install -D -m 0644 "$s" "$stage/usr/share/pmem/${s##*/}"
+done
 echo "root:x:0:0:root:/root:/bin/sh" >"$stage/etc/passwd"
 echo "root:x:0:" >"$stage/etc/group"
 

@@ -10,7 +10,7 @@
 # BUILD_DIR/fuzz/ and fails the script.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-all=(job check-report ack-line console check-phases results result-blocks bench-resume crash-resume check-block xfstests-doc)
+all=(job check-report ack-line console check-phases results unit-docs bench-resume crash-resume check-block xfstests-doc)
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' "${all[@]}"
 	exit 0

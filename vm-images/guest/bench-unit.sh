@@ -1,0 +1,65 @@
+# shellcheck shell=sh
+# One bench unit in the guest: every mode x job, then the fio peer. The
+# host's job (harness/bench_unit.c) writes the unit's job files as
+# /tmp/jobs/<job>.fio and runs this file with
+#   PMEM_BENCH_MODES  the modes, in the order this repetition runs them
+#   PMEM_BENCH_JOBS   the job names, in order ("peer" runs only as the peer)
+#   PMEM_BENCH_PEER   1: run the peer job with our writer and real fio
+# Each answer is one JSON document on one line (results/unit_docs.h):
+#   {"schema":1,"kind":"writer"|"fio","mode":M,"job":J,"result":{...}}
+#   {"schema":1,"kind":"failed","tool":T,"mode":M,"job":J}
+set -u
+# shellcheck source=vm-images/guest/pmem-lib.sh
+. /usr/share/pmem/lib.sh
+# shellcheck disable=SC2119 # its mode is optional: none is plain -o dax
+pmem_mount
+mkdir -p /mnt/bench /tmp/jobs
+# The golden ext4 image's inode tables were never zeroed, so every mount
+# starts ext4lazyinit, which zeroes them in the background for the whole
+# unit and holds a journal handle while it does: faults that run meanwhile
+# cost less (no wake-up at the handle's end).
+! grep -q ' /mnt ext4 ' /proc/mounts || mount -o remount,noinit_itable /mnt
+
+# A tool's JSON file as one document line: raw newlines only ever separate
+# JSON tokens (inside strings they are escaped), so they can go.
+answer() { # kind mode job file
+	printf '{"schema":1,"kind":"%s","mode":"%s","job":"%s","result":' "$1" "$2" "$3"
+	tr -d '\n\r' <"$4"
+	echo '}'
+}
+
+failed() { # tool mode job
+	printf '{"schema":1,"kind":"failed","tool":"%s","mode":"%s","job":"%s"}\n' "$1" "$2" "$3"
+}
+
+writer() { # mode job [persist]
+	rm -rf /mnt/bench/*; sync
+	if pmem-writer --map "$1" ${3:+--persist "$3"} --output /tmp/r.json "/tmp/jobs/$2.fio"; then
+		answer writer "$1${3:++$3}" "$2" /tmp/r.json
+	else failed writer "$1" "$2"; fi
+}
+
+# fio takes our job file minus our own keys.
+fio_peer() { # engine job
+	rm -rf /mnt/bench/*; sync
+	sed -E '/^(map|persist|persist_every|prealloc|fault_size|verify|ioengine)=/d; s/^\[global\]$/[global]\nioengine='"$1"'\noverwrite=1/' "/tmp/jobs/$2.fio" >/tmp/fio.job
+	if fio --output-format=json --output=/tmp/f.json /tmp/fio.job >/tmp/fio.err 2>&1; then
+		answer fio "fio-$1" "$2" /tmp/f.json
+	else failed fio "fio-$1" "$2"; sed 's/^/fio: /' /tmp/fio.err; fi
+}
+
+for mode in $PMEM_BENCH_MODES; do
+	for job in $PMEM_BENCH_JOBS; do
+		[ "$job" = peer ] || writer "$mode" "$job"
+	done
+done
+if [ "$PMEM_BENCH_PEER" = 1 ]; then
+	for job in $PMEM_BENCH_JOBS; do
+		[ "$job" = peer ] || continue
+		writer shared peer
+		fio_peer mmap peer
+		writer shared peer libpmem
+		fio_peer libpmem peer
+	done
+fi
+pmem_umount
