@@ -37,7 +37,8 @@ ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 # pmem-harness is every .c of harness/, crash-inject/ and results/, so a new
 # file there needs no line here. harness/plugins/ is not in it: those are
 # plugins QEMU loads (harness/plugins/Makefile.inc).
-HARNESS_SRC    := $(sort $(wildcard harness/*.c crash-inject/*.c results/*.c))
+# workloads/pmem_map.c: the mapping modes, one table for host and guest.
+HARNESS_SRC    := $(sort $(wildcard harness/*.c crash-inject/*.c results/*.c)) workloads/pmem_map.c
 HARNESS_OBJ    := $(patsubst %.c,$(BUILD_DIR)/obj/%.o,$(HARNESS_SRC))
 HARNESS_LDLIBS := -ljansson -lxxhash -lm
 

@@ -19,8 +19,7 @@
 #include "child.h"
 #include "names.h"
 #include "runinfo.h"
-
-static const char *const all_modes[] = { "shared", "sync", "aware", "sync+aware" };
+#include "../workloads/pmem_map.h"
 
 static void split(struct bench_list *l, const char *s)
 {
@@ -69,7 +68,7 @@ static void say_ports(const struct bench *b)
 	int i, asked = 0;
 
 	for (i = 0; i < b->modes.n; i++)
-		asked |= !strcmp(b->modes.v[i], "aware") || !strcmp(b->modes.v[i], "sync+aware");
+		asked |= map_mode_find(b->modes.v[i])->aware;
 	for (i = 0; i < b->kernels.n && asked; i++) {
 		json_t *k = run_kernel_info(b->build, b->kernels.v[i]);
 		json_t *probed = json_object_get(k, "map_pmem_aware");
@@ -115,12 +114,7 @@ static int validate(struct bench *b)
 		}
 	}
 	for (i = 0; i < b->modes.n; i++) {
-		size_t k;
-		int ok = 0;
-
-		for (k = 0; k < 4; k++)
-			ok |= !strcmp(b->modes.v[i], all_modes[k]);
-		if (!ok) {
+		if (!map_mode_find(b->modes.v[i])) {
 			fprintf(stderr, "bench: unknown mode '%s' (shared, sync, aware, sync+aware)\n", b->modes.v[i]);
 			return -1;
 		}

@@ -24,6 +24,7 @@
 #include "../results/unit_docs.h"
 #include "rundir.h"
 #include "textfile.h"
+#include "../workloads/pmem_map.h"
 
 #define UNIT_TIMEOUT 900
 /*
@@ -70,7 +71,7 @@ static char *unit_script(const struct bench *b, const char *kernel, int rep)
 	const char *order[4];
 
 	for (i = 0; i < b->modes.n && nm < 4; i++)
-		if (port || (strcmp(b->modes.v[i], "aware") && strcmp(b->modes.v[i], "sync+aware")))
+		if (port || !map_mode_find(b->modes.v[i])->aware)
 			order[nm++] = b->modes.v[i];
 	fprintf(f, "mkdir -p /tmp/jobs\n");
 	for (i = 0; i < b->jobs.n; i++) {

@@ -13,8 +13,7 @@
 #include "stats.h"
 #include "summary.h"
 #include "table.h"
-
-static const char *const modes[] = { "shared", "sync", "aware", "sync+aware", NULL };
+#include "../workloads/pmem_map.h"
 
 /* Three significant digits with k/M/G: 12345 -> "12.3k". */
 const char *summary_human(double v, char *buf, size_t size)
@@ -80,21 +79,21 @@ static void print_group(FILE *out, enum table_format fmt, struct run *r, const s
 	struct table t;
 	int i;
 
-	for (i = 0; modes[i]; i++)
-		header[i + 1] = modes[i];
+	for (i = 0; map_modes[i].name; i++)
+		header[i + 1] = map_modes[i].name;
 	snprintf(caption, sizeof(caption), "%s %s %s [%s]", g->kernel, g->fs, g->job, g->section);
 	table_begin(&t, out, fmt, caption, 5, header, width);
 	for (m = metrics; m->key; m++) {
 		struct series *base = run_find(r, g->kernel, g->fs, "shared", g->job, g->section, m->key);
 		int any = 0;
 
-		for (i = 0; modes[i]; i++)
-			any |= run_find(r, g->kernel, g->fs, modes[i], g->job, g->section, m->key) != NULL;
+		for (i = 0; map_modes[i].name; i++)
+			any |= run_find(r, g->kernel, g->fs, map_modes[i].name, g->job, g->section, m->key) != NULL;
 		if (!any)
 			continue;
 		row[0] = m->label;
-		for (i = 0; modes[i]; i++) {
-			summary_cell(run_find(r, g->kernel, g->fs, modes[i], g->job, g->section, m->key),
+		for (i = 0; map_modes[i].name; i++) {
+			summary_cell(run_find(r, g->kernel, g->fs, map_modes[i].name, g->job, g->section, m->key),
 				     base, cells[i], sizeof(cells[i]));
 			row[i + 1] = cells[i];
 		}
