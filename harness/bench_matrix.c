@@ -293,8 +293,8 @@ json_t *bench_run_json(const struct bench *b)
 		json_object_set_new(kernels, b->kernels.v[i], run_kernel_info(b->build, b->kernels.v[i]));
 	for (i = 0; i < b->jobs.n; i++)
 		json_array_append_new(jobs, json_string(b->jobs.v[i]));
-	doc = json_pack("{s:i, s:s, s:o, s:[], s:[], s:o, s:i, s:b, s:b, s:s}",
-			"schema", RUN_SCHEMA, "run_id", b->run_id, "kernels", kernels,
+	doc = json_pack("{s:i, s:s, s:s, s:o, s:[], s:[], s:o, s:i, s:b, s:b, s:s}",
+			"schema", RUN_SCHEMA, "kind", "bench", "run_id", b->run_id, "kernels", kernels,
 			"filesystems", "modes", "jobs", jobs, "reps", b->reps, "quick", b->quick,
 			"peer", b->peer, "accel_requested", b->accel);
 	json_object_update_new(doc, run_environment());

@@ -80,6 +80,18 @@ static const char *jstr(json_t *o, const char *path)
 	return s ? s : "unknown";
 }
 
+/*
+ * Whether run.json is a bench run's: it says its kind ("bench",
+ * "crashtest", "xfstests"); bench runs made before it did are known by
+ * their repetitions.
+ */
+static int is_bench_run(json_t *info)
+{
+	const char *kind = json_string_value(json_object_get(info, "kind"));
+
+	return kind ? !strcmp(kind, "bench") : json_object_get(info, "reps") != NULL;
+}
+
 static const char *run_id(struct source *s)
 {
 	const char *id = json_string_value(json_object_get(s->run.info, "run_id"));
@@ -128,7 +140,7 @@ static void describe(struct source *s, FILE *out, enum table_format fmt)
 		accel = jstr(info, "accel.name");
 		ROW("accelerator", "%s (%s)%s", accel, jstr(info, "accel.reason"),
 		    !strcmp(accel, "tcg") ? ": times are emulated; compare them only as ratios within this run" : "");
-		if (json_object_get(info, "reps"))
+		if (is_bench_run(info))
 			ROW("repetitions", "%lld%s", (long long)json_integer_value(json_object_get(info, "reps")),
 			    json_is_true(json_object_get(info, "quick")) ? " (QUICK=1: a first look)" : "");
 		join_strings(json_object_get(info, "filesystems"), value, sizeof(value));
@@ -314,7 +326,7 @@ static void report_body(struct source *s, struct figures *figs, const char *dir,
 				     "(the means differ by more than the sum of their 95% confidence half-widths, "
 				     "mmtests' rule). Times under TCG are emulated: read them as ratios.");
 		summary_tables(&s->run, out, fmt);
-	} else if (json_object_get(s->run.info, "reps")) {
+	} else if (is_bench_run(s->run.info)) {
 		table_note(out, fmt, "No bench results: cells/ holds no readable cell. An interrupted run is finished with "
 				     "make bench RESUME=<run-id>.");
 	}
@@ -379,7 +391,7 @@ int report_run(const char *run_dir, char *html, size_t size)
 	if (make_dir(dir) < 0)
 		goto out;
 	figures_make(&s, 1, dir, figs);
-	if (!s.run.n && json_object_get(s.run.info, "reps"))
+	if (!s.run.n && is_bench_run(s.run.info))
 		fprintf(stderr, "report: %s has no readable cells: the report has no bench tables or plots\n", run_dir);
 
 	snprintf(path, sizeof(path), "%s/report.md", dir);
