@@ -519,6 +519,7 @@ int vm_run(struct vm_options *o, struct vm_result *r)
 	};
 	const char *tmp = getenv("XDG_RUNTIME_DIR");
 	struct argv argv;
+	struct qemu_config qemu;
 
 	memset(r, 0, sizeof(*r));
 	r->guest_exit = -1;
@@ -532,9 +533,12 @@ int vm_run(struct vm_options *o, struct vm_result *r)
 	snprintf(vm.qmp_path, sizeof(vm.qmp_path), "%s/qmp", vm.rundir);
 	snprintf(vm.ctl_path, sizeof(vm.ctl_path), "%s/ctl", vm.rundir);
 	snprintf(vm.out_path, sizeof(vm.out_path), "%s/out", vm.rundir);
-	o->qemu.qmp_socket = vm.qmp_path;
-	o->qemu.ctl_socket = vm.ctl_path;
-	o->qemu.out_socket = vm.out_path;
+	/* The sockets live as long as this call: QEMU's configuration gets
+	 * them in a copy, and the caller's options never point into it. */
+	qemu = o->qemu;
+	qemu.qmp_socket = vm.qmp_path;
+	qemu.ctl_socket = vm.ctl_path;
+	qemu.out_socket = vm.out_path;
 
 	vm.log_max = getenv("PMEM_GUEST_LOG_MAX") ? strtoull(getenv("PMEM_GUEST_LOG_MAX"), NULL, 0) : 0;
 	if (!vm.log_max)
@@ -549,7 +553,7 @@ int vm_run(struct vm_options *o, struct vm_result *r)
 			    o->run_dir, vm.rundir, strerror(errno));
 		goto out;
 	}
-	if (qemu_build_argv(&o->qemu, &argv) < 0) {
+	if (qemu_build_argv(&qemu, &argv) < 0) {
 		set_message(&vm, VM_QEMU_FAILED, "incomplete QEMU configuration");
 		goto out;
 	}

@@ -50,7 +50,7 @@ struct vm_hooks {
 };
 
 struct vm_options {
-	struct qemu_config qemu;	/* socket paths are filled by vm_run */
+	struct qemu_config qemu;	/* its socket paths are vm_run's own */
 	const char *script;		/* job script text sent to the guest */
 	const char *run_dir;		/* console.log, guest.log, qemu.log go here */
 	int boot_timeout;		/* seconds until the guest says hello */
