@@ -3,6 +3,11 @@
  * The report's plots: see figures.h. Every figure is a gnuplot script with
  * its data inline (results/plot.c); this file decides what goes in them.
  *
+ * What is drawn is chosen by what a job's sections measured, never by the
+ * job's name: figure_ops[] (at the end) has one row per kind of figure, the
+ * sections it reads and the function that draws it, and figures_make()
+ * walks it once for every job that has such sections.
+ *
  * A mode keeps its colour in every plot; the source (A, B, ...) and, in a
  * run with several kernels, the kernel change the dash and the point type.
  */
@@ -22,7 +27,6 @@ static const char *const pct_keys[] = {
 	"99.900000", "99.950000", "99.990000",
 };
 #define NPCT (sizeof(pct_keys) / sizeof(pct_keys[0]))
-#define P50 6
 
 static const struct {
 	const char *mode, *colour;
@@ -30,82 +34,141 @@ static const struct {
 	{ "shared", "#1f77b4" }, { "sync", "#ff7f0e" }, { "aware", "#2ca02c" }, { "sync+aware", "#d62728" },
 };
 
-/* Latency percentiles of one (source, kernel, fs, mode, section), per repetition. */
-struct curve {
+/*
+ * One job section of one (source, kernel, fs, mode): what the series
+ * (series.h) cannot hold. A series keeps one number per repetition, so the
+ * numbers the figures plot come from there: insn_fault, bw, and persist_p50
+ * for the persist-call plots. Two things are not such numbers and are kept
+ * here: a CDF needs the whole first-touch latency distribution (17
+ * percentiles per repetition, where the series keeps only fault_p50), and
+ * choosing figures needs facts about the section that are not measurements:
+ * its persist method, the pages it dirtied per persist call, and whether it
+ * wrote pages it had already touched.
+ */
+struct sect {
 	int src;
 	size_t seq;			/* order of first appearance: the last tie-break */
-	char kernel[64], fs[16], mode[24], section[64], method[16];
+	char kernel[64], fs[16], mode[24], job[64], name[64], method[16];
 	double dirty;			/* pages per persist call */
-	double v[NPCT][SERIES_MAX_REPS];
-	size_t n;
+	int persists;			/* it timed persist calls: it has a persist_p50 series */
+	int rewrites;			/* more writes than first touches: a steady state */
+	int sweep;			/* its job's sections of its fs and method differ in dirty set */
+	int has_ft;			/* it reported first-touch percentiles */
+	double ft[NPCT][SERIES_MAX_REPS];	/* first-touch latency percentiles per repetition */
+	size_t nft;
 };
 
-struct curves {
-	struct curve *c;
+/* Everything a figure is drawn from, and where it goes. */
+struct figctx {
+	struct source *src;
+	int nsrc;
+	const char *dir;
+	struct figures *out;
+	struct sect *s;			/* every section of every source, in order of appearance */
 	size_t n, cap;
-	int src;
-	const char *job, *lat;		/* which job, and which latency object in its sections */
+	int cur;			/* the source run_foreach_section() is reading */
 };
 
-static struct curve *curve_get(struct curves *cs, json_t *cell, const char *section)
+/*
+ * The reference peer is not a workload: bench-unit.sh runs the job the
+ * harness calls "peer" through our writer and through real fio, and its
+ * numbers are for the agreement table (summary.c), not for figures.
+ */
+static int is_peer(const char *job)
+{
+	return !strcmp(job, "peer");
+}
+
+static struct sect *sect_find(struct figctx *fc, int src, const char *kernel, const char *fs, const char *mode,
+			      const char *job, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < fc->n; i++) {
+		struct sect *s = &fc->s[i];
+
+		if (s->src == src && !strcmp(s->kernel, kernel) && !strcmp(s->fs, fs) && !strcmp(s->mode, mode) &&
+		    !strcmp(s->job, job) && !strcmp(s->name, name))
+			return s;
+	}
+	return NULL;
+}
+
+static struct sect *sect_get(struct figctx *fc, json_t *cell, const char *name)
 {
 	const char *k = json_string_value(json_object_get(cell, "kernel"));
 	const char *fs = json_string_value(json_object_get(cell, "fs"));
 	const char *mode = json_string_value(json_object_get(cell, "mode"));
-	struct curve *c;
-	size_t i;
+	const char *job = json_string_value(json_object_get(cell, "job"));
+	struct sect *s;
 
-	if (!k || !fs || !mode)
+	if (!k || !fs || !mode || !job || !name || is_peer(job))
 		return NULL;
-	for (i = 0; i < cs->n; i++) {
-		c = &cs->c[i];
-		if (c->src == cs->src && !strcmp(c->kernel, k) && !strcmp(c->fs, fs) && !strcmp(c->mode, mode) &&
-		    !strcmp(c->section, section))
-			return c;
-	}
-	if (cs->n == cs->cap) {
-		cs->cap = cs->cap ? cs->cap * 2 : 32;
-		cs->c = realloc(cs->c, cs->cap * sizeof(*cs->c));
-		if (!cs->c)
+	if ((s = sect_find(fc, fc->cur, k, fs, mode, job, name)))
+		return s;
+	if (fc->n == fc->cap) {
+		fc->cap = fc->cap ? fc->cap * 2 : 32;
+		fc->s = realloc(fc->s, fc->cap * sizeof(*fc->s));
+		if (!fc->s)
 			abort();
 	}
-	c = &cs->c[cs->n++];
-	memset(c, 0, sizeof(*c));
-	c->seq = cs->n;
-	c->src = cs->src;
-	snprintf(c->kernel, sizeof(c->kernel), "%s", k);
-	snprintf(c->fs, sizeof(c->fs), "%s", fs);
-	snprintf(c->mode, sizeof(c->mode), "%s", mode);
-	snprintf(c->section, sizeof(c->section), "%s", section);
-	return c;
+	s = &fc->s[fc->n++];
+	memset(s, 0, sizeof(*s));
+	s->seq = fc->n;
+	s->src = fc->cur;
+	snprintf(s->kernel, sizeof(s->kernel), "%s", k);
+	snprintf(s->fs, sizeof(s->fs), "%s", fs);
+	snprintf(s->mode, sizeof(s->mode), "%s", mode);
+	snprintf(s->job, sizeof(s->job), "%s", job);
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	return s;
 }
 
 static void collect(void *ctx, json_t *cell, json_t *section)
 {
-	struct curves *cs = ctx;
-	char path[128];
-	json_t *pct;
-	struct curve *c;
+	struct figctx *fc = ctx;
+	json_t *pct = json_path(section, "pmem.first_touch.lat_ns.percentile");
+	json_int_t touched = json_integer_value(json_path(section, "pmem.first_touch.count"));
+	struct sect *s = sect_get(fc, cell, json_string_value(json_object_get(section, "jobname")));
 	size_t i;
 
-	if (strcmp(json_string_value(json_object_get(cell, "job")) ?: "", cs->job))
+	if (!s)
 		return;
-	snprintf(path, sizeof(path), "%s.lat_ns.percentile", cs->lat);
-	pct = json_path(section, path);
-	snprintf(path, sizeof(path), "%s.lat_ns.N", cs->lat);
-	if (!json_is_object(pct) || json_integer_value(json_path(section, path)) <= 0)
+	s->dirty = json_number_value(json_path(section, "pmem.persist_calls.dirty_pages_per_call"));
+	snprintf(s->method, sizeof(s->method), "%s", json_string_value(json_path(section, "pmem.persist")) ?: "");
+	s->rewrites |= touched > 0 && json_integer_value(json_path(section, "write.total_ios")) > touched;
+	if (!json_is_object(pct) || json_integer_value(json_path(section, "pmem.first_touch.lat_ns.N")) <= 0)
 		return;
-	c = curve_get(cs, cell, json_string_value(json_object_get(section, "jobname")));
-	if (!c || c->n == SERIES_MAX_REPS)
+	s->has_ft = 1;
+	if (s->nft == SERIES_MAX_REPS)
 		return;
 	for (i = 0; i < NPCT; i++)
 		if (!json_is_number(json_object_get(pct, pct_keys[i])))
 			return;
 	for (i = 0; i < NPCT; i++)
-		c->v[i][c->n] = json_number_value(json_object_get(pct, pct_keys[i]));
-	c->dirty = json_number_value(json_path(section, "pmem.persist_calls.dirty_pages_per_call"));
-	snprintf(c->method, sizeof(c->method), "%s", json_string_value(json_path(section, "pmem.persist")) ?: "");
-	c->n++;
+		s->ft[i][s->nft] = json_number_value(json_object_get(pct, pct_keys[i]));
+	s->nft++;
+}
+
+/* Every section of every source, one pass over the cells; then what each one is. */
+static void collect_all(struct figctx *fc)
+{
+	size_t i, k;
+
+	for (fc->cur = 0; fc->cur < fc->nsrc; fc->cur++)
+		if (fc->src[fc->cur].run.info)
+			run_foreach_section(&fc->src[fc->cur].run, collect, fc, 0);
+	for (i = 0; i < fc->n; i++) {
+		struct sect *s = &fc->s[i];
+
+		s->persists = run_find(&fc->src[s->src].run, s->kernel, s->fs, s->mode, s->job, s->name,
+				       "persist_p50") != NULL;
+	}
+	for (i = 0; i < fc->n; i++)
+		for (k = 0; k < fc->n && fc->s[i].persists && !fc->s[i].sweep; k++)
+			fc->s[i].sweep = fc->s[k].persists && !strcmp(fc->s[k].job, fc->s[i].job) &&
+					 !strcmp(fc->s[k].fs, fc->s[i].fs) &&
+					 !strcmp(fc->s[k].method, fc->s[i].method) && fc->s[k].dirty != fc->s[i].dirty;
 }
 
 static int mode_rank(const char *mode)
@@ -121,7 +184,7 @@ static int mode_rank(const char *mode)
 /* Lines in a stable order: source, kernel, then shared, sync, aware, sync+aware. */
 static int by_line(const void *a, const void *b)
 {
-	const struct curve *x = a, *y = b;
+	const struct sect *x = *(const struct sect *const *)a, *y = *(const struct sect *const *)b;
 	int d;
 
 	if (x->src != y->src)
@@ -131,19 +194,6 @@ static int by_line(const void *a, const void *b)
 	if ((d = mode_rank(x->mode) - mode_rank(y->mode)))
 		return d;
 	return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-static void collect_all(struct source *src, int nsrc, struct curves *cs, const char *job, const char *lat)
-{
-	memset(cs, 0, sizeof(*cs));
-	cs->job = job;
-	cs->lat = lat;
-	/* cs->src tells collect() which source the sections come from. */
-	for (cs->src = 0; cs->src < nsrc; cs->src++)
-		if (src[cs->src].run.info)
-			run_foreach_section(&src[cs->src].run, collect, cs, 0);
-	if (cs->n) /* a crash run has no bench sections: cs->c is NULL */
-		qsort(cs->c, cs->n, sizeof(*cs->c), by_line);
 }
 
 /* A run that holds several kernels names the kernel in every line. */
@@ -207,11 +257,15 @@ static void add_line(struct plot *pl, struct source *src, int nsrc, int s, const
 	plot_series(pl, b, spec, title);
 }
 
-static void safe_name(char *buf, size_t size, const char *fmt, const char *a, const char *b)
+/*
+ * PREFIX[-JOB]-A[-B] as a file name, every byte but letters, digits and -
+ * made _. The job is named only where several jobs have this kind of figure.
+ */
+static void figure_name(char *buf, size_t size, const char *prefix, const char *job, const char *a, const char *b)
 {
 	size_t i;
 
-	snprintf(buf, size, fmt, a, b);
+	snprintf(buf, size, "%s%s%s-%s%s%s", prefix, job ? "-" : "", job ?: "", a, b ? "-" : "", b ?: "");
 	for (i = 0; buf[i]; i++)
 		if (!((buf[i] >= 'a' && buf[i] <= 'z') || (buf[i] >= 'A' && buf[i] <= 'Z') ||
 		      (buf[i] >= '0' && buf[i] <= '9') || buf[i] == '-'))
@@ -246,13 +300,13 @@ static void figure_done(struct figures *out, struct plot *p)
 	out->no_gnuplot |= rc == PLOT_NO_GNUPLOT;
 }
 
-static int seen(const struct curve *c, size_t i, int same_method)
+static int seen(struct sect *const *c, size_t i, int same_method)
 {
 	size_t k;
 
 	for (k = 0; k < i; k++)
-		if (!strcmp(c[k].fs, c[i].fs) &&
-		    (same_method ? !strcmp(c[k].method, c[i].method) : !strcmp(c[k].section, c[i].section)))
+		if (!strcmp(c[k]->fs, c[i]->fs) &&
+		    (same_method ? !strcmp(c[k]->method, c[i]->method) : !strcmp(c[k]->name, c[i]->name)))
 			return 1;
 	return 0;
 }
@@ -289,120 +343,170 @@ static const char *time_kind(struct source *src, int nsrc)
 				   "Times are ns under KVM";
 }
 
-/* First-touch fault latency CDF per (fs, faults section): one line per mode. */
-static void fault_cdfs(struct source *src, int nsrc, const char *dir, struct figures *out)
-{
-	struct curves cs;
-	size_t i, k, p;
+/* One kind of figure: one row of figure_ops[] below. */
+struct figure_ops {
+	const char *name;		/* NAME[-JOB]-...: a series plot's is its metric's key */
+	const char *group;		/* the report section its figures go in */
+	const char *metric;		/* the series it plots; NULL: it reads struct sect */
+	int (*wants)(const struct sect *s);	/* the sections it is drawn from; NULL: none */
+	/* The figures of one job; name_job when other jobs have this kind too. */
+	void (*draw)(struct figctx *fc, const struct figure_ops *op, const char *job, int name_job);
+	const char *what;		/* a series plot's y axis */
+	int logy;
+};
 
-	collect_all(src, nsrc, &cs, "faults", "pmem.first_touch");
-	for (i = 0; i < cs.n; i++) {
+/* A series of op's metric that op draws: its section is one op wants. */
+static struct series *op_series(struct figctx *fc, const struct figure_ops *op, int src, const char *kernel,
+				const char *fs, const char *mode, const char *job, const char *section)
+{
+	struct series *x = run_find(&fc->src[src].run, kernel, fs, mode, job, section, op->metric);
+	struct sect *s;
+
+	if (!x || !(s = sect_find(fc, src, kernel, fs, mode, job, section)) || !op->wants(s))
+		return NULL;
+	return x;
+}
+
+static int op_takes(struct figctx *fc, const struct figure_ops *op, const struct sect *s)
+{
+	return op->wants(s) && (!op->metric || op_series(fc, op, s->src, s->kernel, s->fs, s->mode, s->job, s->name));
+}
+
+/* The sections of job that op draws, in line order; the caller frees *out. */
+static size_t op_sections(struct figctx *fc, const struct figure_ops *op, const char *job, struct sect ***out)
+{
+	struct sect **sel = calloc(fc->n ?: 1, sizeof(*sel));
+	size_t i, n = 0;
+
+	if (!sel)
+		abort();
+	for (i = 0; i < fc->n; i++)
+		if (!strcmp(fc->s[i].job, job) && op_takes(fc, op, &fc->s[i]))
+			sel[n++] = &fc->s[i];
+	qsort(sel, n, sizeof(*sel), by_line);
+	*out = sel;
+	return n;
+}
+
+/* First-touch fault latency CDF per (fs, section): one line per mode. */
+static void fault_cdfs(struct figctx *fc, const struct figure_ops *op, const char *job, int name_job)
+{
+	struct source *src = fc->src;
+	int nsrc = fc->nsrc;
+	struct sect **c;
+	size_t n = op_sections(fc, op, job, &c), i, k, p;
+
+	for (i = 0; i < n; i++) {
 		struct figure *f;
 		struct plot pl;
 
-		if (seen(cs.c, i, 0) || !(f = figure_new(out, "First-touch fault latency")))
+		if (seen(c, i, 0) || !(f = figure_new(fc->out, op->group)))
 			continue;
-		safe_name(f->name, sizeof(f->name), "fault-cdf-%s-%s", cs.c[i].fs, cs.c[i].section);
-		snprintf(f->title, sizeof(f->title), "First-touch write fault latency CDF: %s, %s", cs.c[i].fs,
-			 cs.c[i].section);
+		figure_name(f->name, sizeof(f->name), op->name, name_job ? job : NULL, c[i]->fs, c[i]->name);
+		snprintf(f->title, sizeof(f->title), "First-touch write fault latency CDF: %s, %s%s%s", c[i]->fs,
+			 c[i]->name, name_job ? ", job " : "", name_job ? job : "");
 		snprintf(f->caption, sizeof(f->caption),
 			 "Each page's (or 2 MiB region's) first write, timed in the guest. Each point is one percentile; "
 			 "its latency is the median over the repetitions. %s.", time_kind(src, nsrc));
-		if (plot_begin(&pl, dir, f->name, f->title, is_tcg(src, nsrc) ? "fault latency (ns, TCG-emulated)" : "fault latency (ns)", "percentile of faults") < 0) {
-			out->failed++;
+		if (plot_begin(&pl, fc->dir, f->name, f->title,
+			       is_tcg(src, nsrc) ? "fault latency (ns, TCG-emulated)" : "fault latency (ns)",
+			       "percentile of faults") < 0) {
+			fc->out->failed++;
 			continue;
 		}
 		plot_set(&pl, "set key inside right bottom\nset logscale x\nset yrange [0:100]\nset format x '%%.0s%%c'");
-		for (k = i; k < cs.n; k++) {
-			struct curve *c = &cs.c[k];
+		for (k = i; k < n; k++) {
 			int b;
 
-			if (strcmp(c->fs, cs.c[i].fs) || strcmp(c->section, cs.c[i].section))
+			if (strcmp(c[k]->fs, c[i]->fs) || strcmp(c[k]->name, c[i]->name))
 				continue;
 			b = plot_block(&pl);
 			for (p = 0; p < NPCT; p++) {
 				struct sample_stats st;
 
-				sample_stats_of(c->v[p], c->n, &st);
+				sample_stats_of(c[k]->ft[p], c[k]->nft, &st);
 				plot_data(&pl, "%.0f %s", st.median, pct_keys[p]);
 			}
 			plot_block_end(&pl);
-			add_line(&pl, src, nsrc, c->src, c->kernel, c->mode, b, "1:2 with linespoints");
+			add_line(&pl, src, nsrc, c[k]->src, c[k]->kernel, c[k]->mode, b, "1:2 with linespoints");
 		}
-		figure_done(out, &pl);
+		figure_done(fc->out, &pl);
 	}
-	free(cs.c);
+	free(c);
 }
 
 static int by_dirty(const void *a, const void *b)
 {
-	const struct curve *x = *(const struct curve *const *)a, *y = *(const struct curve *const *)b;
+	const struct sect *x = *(const struct sect *const *)a, *y = *(const struct sect *const *)b;
 
 	return (x->dirty > y->dirty) - (x->dirty < y->dirty);
 }
 
-/* p50 of the persist call against the pages dirtied before it, per (fs, method). */
-static void persist_plots(struct source *src, int nsrc, const char *dir, struct figures *out)
+static int same_line(const struct sect *a, const struct sect *b)
 {
-	struct curves cs;
-	size_t i, k, j;
+	return a->src == b->src && !strcmp(a->kernel, b->kernel) && !strcmp(a->mode, b->mode) &&
+	       !strcmp(a->fs, b->fs) && !strcmp(a->method, b->method);
+}
 
-	collect_all(src, nsrc, &cs, "persist", "pmem.persist_calls");
-	for (i = 0; i < cs.n; i++) {
-		struct curve *line[64];
+/* p50 of the persist call (the persist_p50 series) against the pages dirtied before it, per (fs, method). */
+static void persist_plots(struct figctx *fc, const struct figure_ops *op, const char *job, int name_job)
+{
+	struct source *src = fc->src;
+	int nsrc = fc->nsrc;
+	struct sect **c;
+	size_t n = op_sections(fc, op, job, &c), i, k, j;
+
+	for (i = 0; i < n; i++) {
+		struct sect *line[64];
 		struct figure *f;
 		struct plot pl;
 		char ylabel[160];
 
-		if (!cs.c[i].method[0] || !strcmp(cs.c[i].method, "none") || seen(cs.c, i, 1) ||
-		    !(f = figure_new(out, "msync and fsync cost")))
+		if (seen(c, i, 1) || !(f = figure_new(fc->out, op->group)))
 			continue;
-		safe_name(f->name, sizeof(f->name), "persist-%s-%s", cs.c[i].method, cs.c[i].fs);
-		snprintf(f->title, sizeof(f->title), "%s latency against the dirty set: %s", cs.c[i].method, cs.c[i].fs);
+		figure_name(f->name, sizeof(f->name), op->name, name_job ? job : NULL, c[i]->method, c[i]->fs);
+		snprintf(f->title, sizeof(f->title), "%s latency against the dirty set: %s%s%s", c[i]->method, c[i]->fs,
+			 name_job ? ", job " : "", name_job ? job : "");
 		snprintf(f->caption, sizeof(f->caption),
 			 "The file is preallocated; pages written between two %s calls on the x axis. Points are the "
 			 "median over repetitions of each repetition's p50, bars its min and max. %s.",
-			 cs.c[i].method, time_kind(src, nsrc));
-		snprintf(ylabel, sizeof(ylabel), "%s p50 (ns%s)", cs.c[i].method, is_tcg(src, nsrc) ? ", TCG-emulated" : "");
-		if (plot_begin(&pl, dir, f->name, f->title, "dirty pages per call", ylabel) < 0) {
-			out->failed++;
+			 c[i]->method, time_kind(src, nsrc));
+		snprintf(ylabel, sizeof(ylabel), "%s p50 (ns%s)", c[i]->method, is_tcg(src, nsrc) ? ", TCG-emulated" : "");
+		if (plot_begin(&pl, fc->dir, f->name, f->title, "dirty pages per call", ylabel) < 0) {
+			fc->out->failed++;
 			continue;
 		}
 		plot_set(&pl, "set key inside left top\nset logscale xy\nset format y '%%.0s%%c'\nset offsets graph 0.05, graph 0.05, 0, 0");
 		/* One line per (source, kernel, mode), its points in dirty-set order. */
-		for (k = i; k < cs.n; k++) {
-			struct curve *c = &cs.c[k];
-			size_t n = 0;
+		for (k = i; k < n; k++) {
+			size_t m = 0;
 			int b;
 
-			if (strcmp(c->fs, cs.c[i].fs) || strcmp(c->method, cs.c[i].method))
+			if (strcmp(c[k]->fs, c[i]->fs) || strcmp(c[k]->method, c[i]->method))
 				continue;
-			for (j = i; j < k; j++)
-				if (cs.c[j].src == c->src && !strcmp(cs.c[j].kernel, c->kernel) &&
-				    !strcmp(cs.c[j].mode, c->mode) && !strcmp(cs.c[j].fs, c->fs) &&
-				    !strcmp(cs.c[j].method, c->method))
-					break;
+			for (j = i; j < k && !same_line(c[j], c[k]); j++)
+				;
 			if (j < k)
 				continue; /* this line was drawn with its first point */
-			for (j = k; j < cs.n && n < 64; j++)
-				if (cs.c[j].src == c->src && !strcmp(cs.c[j].kernel, c->kernel) &&
-				    !strcmp(cs.c[j].mode, c->mode) && !strcmp(cs.c[j].fs, c->fs) &&
-				    !strcmp(cs.c[j].method, c->method))
-					line[n++] = &cs.c[j];
-			qsort(line, n, sizeof(line[0]), by_dirty);
+			for (j = k; j < n && m < 64; j++)
+				if (same_line(c[j], c[k]))
+					line[m++] = c[j];
+			qsort(line, m, sizeof(line[0]), by_dirty);
 			b = plot_block(&pl);
-			for (j = 0; j < n; j++) {
+			for (j = 0; j < m; j++) {
+				struct series *x = run_find(&src[line[j]->src].run, line[j]->kernel, line[j]->fs,
+							    line[j]->mode, line[j]->job, line[j]->name, op->metric);
 				struct sample_stats st;
 
-				sample_stats_of(line[j]->v[P50], line[j]->n, &st);
+				sample_stats_of(x->v, x->n, &st);
 				plot_data(&pl, "%g %.0f %.0f %.0f", line[j]->dirty, st.median, st.min, st.max);
 			}
 			plot_block_end(&pl);
-			add_line(&pl, src, nsrc, c->src, c->kernel, c->mode, b, "1:2:3:4 with yerrorlines");
+			add_line(&pl, src, nsrc, c[k]->src, c[k]->kernel, c[k]->mode, b, "1:2:3:4 with yerrorlines");
 		}
-		figure_done(out, &pl);
+		figure_done(fc->out, &pl);
 	}
-	free(cs.c);
+	free(c);
 }
 
 static int metric_is_time(const char *key)
@@ -417,19 +521,20 @@ static int metric_is_time(const char *key)
 
 static const char *const bench_modes[] = { "shared", "sync", "aware", "sync+aware" };
 
-/* Distinct values of one field over the series of (job, metric[, fs]), in order of appearance. */
-static int distinct(struct source *src, int nsrc, const char *job, const char *metric, const char *fs,
+/* Distinct values of one field over op's series of job[, fs], in order of appearance. */
+static int distinct(struct figctx *fc, const struct figure_ops *op, const char *job, const char *fs,
 		    int want_section, char (*out)[64], int max)
 {
 	int s, i, n = 0;
 	size_t k;
 
-	for (s = 0; s < nsrc; s++)
-		for (k = 0; k < src[s].run.n; k++) {
-			struct series *x = &src[s].run.s[k];
+	for (s = 0; s < fc->nsrc; s++)
+		for (k = 0; k < fc->src[s].run.n; k++) {
+			struct series *x = &fc->src[s].run.s[k];
 			const char *v = want_section ? x->section : x->fs;
 
-			if (strcmp(x->job, job) || strcmp(x->metric->key, metric) || (fs && strcmp(x->fs, fs)))
+			if (strcmp(x->job, job) || strcmp(x->metric->key, op->metric) || (fs && strcmp(x->fs, fs)) ||
+			    !op_series(fc, op, s, x->kernel, x->fs, x->mode, x->job, x->section))
 				continue;
 			for (i = 0; i < n && strcmp(out[i], v); i++)
 				;
@@ -445,18 +550,18 @@ struct spread_line {
 };
 
 /* The (source, kernel, mode) lines that have data in any section. */
-static int spread_lines(struct source *src, int nsrc, const char *job, const char *metric, const char *fs,
+static int spread_lines(struct figctx *fc, const struct figure_ops *op, const char *job, const char *fs,
 			char (*sections)[64], int nsec, struct spread_line *out, int max)
 {
 	int s, m, i, n = 0;
 	const char *kn;
 	json_t *kv;
 
-	for (s = 0; s < nsrc; s++)
-		json_object_foreach(json_object_get(src[s].run.info, "kernels"), kn, kv)
+	for (s = 0; s < fc->nsrc; s++)
+		json_object_foreach(json_object_get(fc->src[s].run.info, "kernels"), kn, kv)
 			for (m = 0; m < 4; m++)
 				for (i = 0; i < nsec && n < max; i++)
-					if (run_find(&src[s].run, kn, fs, bench_modes[m], job, sections[i], metric)) {
+					if (op_series(fc, op, s, kn, fs, bench_modes[m], job, sections[i])) {
 						out[n++] = (struct spread_line){ s, kn, bench_modes[m] };
 						break;
 					}
@@ -468,35 +573,36 @@ static int spread_lines(struct source *src, int nsrc, const char *job, const cha
  * (source, kernel, mode), the lines side by side within a section; one plot
  * per filesystem.
  */
-static void spread_plots(struct source *src, int nsrc, const char *dir, struct figures *out,
-			 const char *job, const char *metric, const char *group, const char *what, int logy)
+static void spread_plots(struct figctx *fc, const struct figure_ops *op, const char *job, int name_job)
 {
+	struct source *src = fc->src;
+	int nsrc = fc->nsrc;
 	char fss[4][64], sections[16][64];
 	struct spread_line lines[64];
 	int nfs, nsec, nlines, fi, i, l;
 
-	nfs = distinct(src, nsrc, job, metric, NULL, 0, fss, 4);
+	nfs = distinct(fc, op, job, NULL, 0, fss, 4);
 	for (fi = 0; fi < nfs; fi++) {
-		struct figure *f = figure_new(out, group);
+		struct figure *f = figure_new(fc->out, op->group);
 		struct plot pl;
 
 		if (!f)
 			return;
-		nsec = distinct(src, nsrc, job, metric, fss[fi], 1, sections, 16);
-		nlines = spread_lines(src, nsrc, job, metric, fss[fi], sections, nsec, lines, 64);
-		safe_name(f->name, sizeof(f->name), "%s-%s", metric, fss[fi]);
-		snprintf(f->title, sizeof(f->title), "%s per mode: %s, job %s", what, fss[fi], job);
+		nsec = distinct(fc, op, job, fss[fi], 1, sections, 16);
+		nlines = spread_lines(fc, op, job, fss[fi], sections, nsec, lines, 64);
+		figure_name(f->name, sizeof(f->name), op->name, name_job ? job : NULL, fss[fi], NULL);
+		snprintf(f->title, sizeof(f->title), "%s per mode: %s, job %s", op->what, fss[fi], job);
 		snprintf(f->caption, sizeof(f->caption),
 			 "Points are medians over repetitions, bars the min and max repetition.%s",
-			 metric_is_time(metric) ? (is_tcg(src, nsrc) ?
+			 metric_is_time(op->metric) ? (is_tcg(src, nsrc) ?
 			 " Throughput under TCG: compare modes with each other, not with hardware." : "") :
 			 " Counted by the TCG plugin, not timed: comparable across runs on any host.");
-		if (plot_begin(&pl, dir, f->name, f->title, "job section", what) < 0) {
-			out->failed++;
+		if (plot_begin(&pl, fc->dir, f->name, f->title, "job section", op->what) < 0) {
+			fc->out->failed++;
 			continue;
 		}
 		plot_set(&pl, "set xrange [-0.5:%d.5]\nset xtics rotate by -20 nomirror", nsec - 1);
-		plot_set(&pl, logy ? "set logscale y\nset format y '%%.0s%%c'" : "set yrange [0:*]");
+		plot_set(&pl, op->logy ? "set logscale y\nset format y '%%.0s%%c'" : "set yrange [0:*]");
 		{
 			char *xt = NULL;
 			size_t xtlen = 0;
@@ -519,8 +625,8 @@ static void spread_plots(struct source *src, int nsrc, const char *dir, struct f
 			int b = plot_block(&pl);
 
 			for (i = 0; i < nsec; i++) {
-				struct series *x = run_find(&src[ln->src].run, ln->kernel, fss[fi], ln->mode, job,
-							    sections[i], metric);
+				struct series *x = op_series(fc, op, ln->src, ln->kernel, fss[fi], ln->mode, job,
+							     sections[i]);
 				struct sample_stats st;
 
 				if (!x || !x->n)
@@ -532,41 +638,44 @@ static void spread_plots(struct source *src, int nsrc, const char *dir, struct f
 			plot_block_end(&pl);
 			add_line(&pl, src, nsrc, ln->src, ln->kernel, ln->mode, b, "1:2:3:4 with yerrorbars");
 		}
-		figure_done(out, &pl);
+		figure_done(fc->out, &pl);
 	}
 }
 
-/* Verdict counts per scenario and filesystem, stacked. */
-static void crash_plot(struct source *src, int nsrc, const char *dir, struct figures *out)
+/* Verdict counts per scenario and filesystem, stacked: from crash/summary.json, not from jobs. */
+static void crash_plot(struct figctx *fc, const struct figure_ops *op, const char *job, int name_job)
 {
 	static const struct {
 		const char *verdict, *colour;
 	} verdicts[] = {
 		{ "intact", "#2ca02c" }, { "lost", "#ff7f0e" }, { "torn", "#9467bd" }, { "fs-corrupt", "#d62728" },
 	};
+	struct source *src = fc->src;
 	struct figure *f;
 	struct plot pl;
 	json_t *row;
 	size_t k, v;
 	int s, any = 0, b;
 
-	for (s = 0; s < nsrc; s++)
+	(void)job;
+	(void)name_job;
+	for (s = 0; s < fc->nsrc; s++)
 		any |= json_array_size(json_object_get(src[s].crash, "scenarios")) > 0;
-	if (!any || !(f = figure_new(out, CRASH_GROUP)))
+	if (!any || !(f = figure_new(fc->out, op->group)))
 		return;
-	snprintf(f->name, sizeof(f->name), "crash-verdicts");
+	snprintf(f->name, sizeof(f->name), "%s", op->name);
 	snprintf(f->title, sizeof(f->title), "Crash image verdicts per scenario and filesystem");
 	snprintf(f->caption, sizeof(f->caption),
 		 "Every crash image was recovered in a fresh guest: mounted, its acknowledged records verified, "
 		 "and fsck run. Bars count images by verdict.");
-	if (plot_begin(&pl, dir, f->name, f->title, "", "crash images") < 0) {
-		out->failed++;
+	if (plot_begin(&pl, fc->dir, f->name, f->title, "", "crash images") < 0) {
+		fc->out->failed++;
 		return;
 	}
 	plot_set(&pl, "set style data histogram\nset style histogram rowstacked\nset style fill solid 0.8 border -1\n"
 		      "set boxwidth 0.75\nset xtics rotate by -35 nomirror\nset yrange [0:*]\nset bmargin 9");
 	b = plot_block(&pl);
-	for (s = 0; s < nsrc; s++)
+	for (s = 0; s < fc->nsrc; s++)
 		json_array_foreach(json_object_get(src[s].crash, "scenarios"), k, row) {
 			json_t *vd = json_object_get(row, "verdicts");
 			char name[512], label[520];
@@ -588,16 +697,86 @@ static void crash_plot(struct source *src, int nsrc, const char *dir, struct fig
 		snprintf(spec, sizeof(spec), "using %zu%s lc rgb '%s'", v + 2, v ? "" : ":xtic(1)", verdicts[v].colour);
 		plot_series(&pl, b, spec, verdicts[v].verdict);
 	}
-	figure_done(out, &pl);
+	figure_done(fc->out, &pl);
 }
+
+/*
+ * What a section measured, from its data. Every writer section reports every
+ * number (first touches, persist calls, instructions, bandwidth), so "has the
+ * metric" alone would draw each figure for every job; these say which
+ * sections a figure is about.
+ */
+
+/* It timed no persist call (persist=none, or it made none): what it measured is its faults. */
+static int fault_section(const struct sect *s)
+{
+	return !s->persists;
+}
+
+static int fault_latency(const struct sect *s)
+{
+	return fault_section(s) && s->has_ft;
+}
+
+/* It timed persist calls, and the job has the same method at another dirty set: a curve, not a point. */
+static int persist_sweep(const struct sect *s)
+{
+	return s->persists && s->sweep && s->method[0] && strcmp(s->method, "none");
+}
+
+/* It persisted as it wrote, and wrote pages it had touched before: a steady state, not a first pass. */
+static int steady_state(const struct sect *s)
+{
+	return s->persists && s->rewrites;
+}
+
+/* The report's figures, in the order they appear in it. */
+static const struct figure_ops figure_ops[] = {
+	/* Sections with first-touch percentiles that timed no persist call; curves, not series. */
+	{ .name = "fault-cdf", .group = "First-touch fault latency", .wants = fault_latency, .draw = fault_cdfs },
+	/* Series insn_fault of the sections that timed no persist call. */
+	{ .name = "insn_fault", .group = "Guest kernel instructions per fault", .metric = "insn_fault",
+	  .wants = fault_section, .draw = spread_plots, .what = "kernel instructions per fault", .logy = 1 },
+	/* Series persist_p50 of the sections whose method's dirty set varies within their job. */
+	{ .name = "persist", .group = "msync and fsync cost", .metric = "persist_p50", .wants = persist_sweep,
+	  .draw = persist_plots },
+	/* Series bw of the sections that persisted as they rewrote pages. */
+	{ .name = "bw", .group = "Throughput", .metric = "bw", .wants = steady_state, .draw = spread_plots,
+	  .what = "write MiB/s" },
+	/* The crash summary's scenarios (crash/summary.json): no job sections. */
+	{ .name = "crash-verdicts", .group = CRASH_GROUP, .draw = crash_plot },
+	{ .name = NULL },
+};
+
+#define JOBS_MAX 64
 
 void figures_make(struct source *src, int nsrc, const char *dir, struct figures *out)
 {
+	struct figctx fc = { .src = src, .nsrc = nsrc, .dir = dir, .out = out };
+	const struct figure_ops *op;
+
 	memset(out, 0, sizeof(*out));
-	fault_cdfs(src, nsrc, dir, out);
-	spread_plots(src, nsrc, dir, out, "faults", "insn_fault", "Guest kernel instructions per fault",
-		     "kernel instructions per fault", 1);
-	persist_plots(src, nsrc, dir, out);
-	spread_plots(src, nsrc, dir, out, "throughput", "bw", "Throughput", "write MiB/s", 0);
-	crash_plot(src, nsrc, dir, out);
+	collect_all(&fc);
+	for (op = figure_ops; op->name; op++) {
+		char jobs[JOBS_MAX][64];
+		int n = 0, j;
+		size_t i;
+
+		if (!op->wants) {
+			op->draw(&fc, op, NULL, 0);
+			continue;
+		}
+		/* Every job that has sections this figure wants, in order of appearance. */
+		for (i = 0; i < fc.n; i++) {
+			if (!op_takes(&fc, op, &fc.s[i]))
+				continue;
+			for (j = 0; j < n && strcmp(jobs[j], fc.s[i].job); j++)
+				;
+			if (j == n && n < JOBS_MAX)
+				snprintf(jobs[n++], sizeof(jobs[0]), "%s", fc.s[i].job);
+		}
+		for (j = 0; j < n; j++)
+			op->draw(&fc, op, jobs[j], n > 1);
+	}
+	free(fc.s);
 }

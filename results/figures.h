@@ -2,8 +2,11 @@
 /*
  * The report's plots, drawn by gnuplot from run documents only: fault
  * latency CDFs, persist-call latency against the dirty set, throughput and
- * instructions per fault with their spread, and crash verdicts. Given
- * several sources (a comparison) their lines are overlaid, tagged A, B, ...
+ * instructions per fault with their spread, and crash verdicts. Each kind is
+ * drawn for every job whose sections measured what it shows, whatever the
+ * job is called (figures.c: figure_ops[]); where several jobs have it, the
+ * figures' names and titles name the job. Given several sources (a
+ * comparison) their lines are overlaid, tagged A, B, ...
  */
 #ifndef PMEM_FIGURES_H
 #define PMEM_FIGURES_H

@@ -2,8 +2,9 @@
 # make report on fixture runs (real bench and crash results, trimmed): the
 # markdown is a golden file; gnuplot draws every plot the data allows; the
 # HTML page opens in headless Chromium with every plot rendered; a
-# comparison page overlays two runs; a missing gnuplot is said once and
-# the tables are still written; bad input is refused in one line; a run's
+# comparison page overlays two runs; a job's plots follow what its
+# sections measured, not its name; a missing gnuplot is said once and the
+# tables are still written; bad input is refused in one line; a run's
 # hostile names render inert in Chromium, and their raw twin does not.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -47,6 +48,41 @@ tap_ok $? "a CDF and a persist plot carry one line per mode (4)"
 awk '/^\$d0 << EOD/ { on = 1; next } /^EOD/ { exit } on { print $1 }' \
 	"$out/bench/report/persist-msync-ext4.gp" | tr '\n' ' ' | grep -x '1 16 256 4096 ' >/dev/null
 tap_ok $? "the persist plot's x axis is the dirty set: 1 16 256 4096 pages"
+
+# Figures follow what a job's sections measured, not the job's name: the
+# faults job renamed myfaults gets the same plots under the same names.
+mkdir -p "$out/renamed/cells"
+cp $fx/bench/run.json "$out/renamed/"
+for f in "$fx"/bench/cells/*.json; do
+	b=$(basename "$f")
+	case $b in
+	*__faults.json) jq -c '.job = "myfaults"' "$f" >"$out/renamed/cells/${b%__faults.json}__myfaults.json" ;;
+	*) cp "$f" "$out/renamed/cells/" ;;
+	esac
+done
+"$H" report "$out/renamed" >/dev/null 2>"$out/renamed.err"
+rc=$?
+missing=()
+for f in "${figures[@]}"; do
+	grep -q '<path' "$out/renamed/report/$f.svg" 2>/dev/null || missing+=("$f")
+done
+[ $rc -eq 0 ] && [ ${#missing[@]} -eq 0 ] &&
+	cmp -s "$out/bench/report/fault-cdf-xfs-hole-pmd.gp" "$out/renamed/report/fault-cdf-xfs-hole-pmd.gp" &&
+	grep -qx 'set title "kernel instructions per fault per mode: ext4, job myfaults"' "$out/renamed/report/insn_fault-ext4.gp"
+tap_ok $? "a faults job named myfaults still gets its fault CDFs and instruction plots (missing: ${missing[*]:-none})"
+# Both jobs in one run: each has its own plots, named after it.
+cp -r "$out/renamed" "$out/twojobs"
+rm -rf "$out/twojobs/report"
+cp "$fx"/bench/cells/*__faults.json "$out/twojobs/cells/"
+"$H" report "$out/twojobs" >/dev/null 2>"$out/twojobs.err"
+rc=$?
+missing=()
+for f in fault-cdf-faults-ext4-hole-pte fault-cdf-myfaults-ext4-hole-pte insn_fault-faults-xfs insn_fault-myfaults-xfs \
+	persist-msync-ext4 bw-xfs; do
+	grep -q '<path' "$out/twojobs/report/$f.svg" 2>/dev/null || missing+=("$f")
+done
+[ $rc -eq 0 ] && [ ${#missing[@]} -eq 0 ] && [ ! -e "$out/twojobs/report/fault-cdf-ext4-hole-pte.gp" ]
+tap_ok $? "two fault jobs in one run: each gets its plots, the job in their names (missing: ${missing[*]:-none})"
 
 "$H" report "$out/crash" >"$out/crash.out" 2>"$out/crash.err"
 tap_ok $? "report on a crash run without run.json"
