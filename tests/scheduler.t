@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Units that any scheduler can run: `pmem-harness plan bench` writes a run's
+# plan, one complete `pmem-harness unit` command per guest; each unit writes
+# only its own directory; `pmem-harness collect` merges what is done and
+# names what is missing. Proved on real guests: a plan/collect round trip
+# by hand, a unit killed mid-run and run again, GNU parallel with two
+# guests at once through an sshlogin file, and a real one-node Slurm
+# cluster (slurmctld, slurmd, munged) brought up here for the test.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=tests/lib/guest-tap.sh
+. tests/lib/guest-tap.sh
+# shellcheck source=tests/lib/slurm-local.sh
+. tests/lib/slurm-local.sh
+
+runs=$RUNS/sched
+rm -rf "$runs"
+mkdir -p "$runs"
+H=$B/pmem-harness
+args=(--kernels 6.1-aware --fs ext4 --modes "shared aware" --jobs tests/fixtures/tiny.fio
+	--reps 2 --results "$runs" --accel "${ACCEL:-auto}")
+echo "TAP version 13"
+
+# 1. plan, then collect with nothing done: every unit is named as missing.
+"$H" plan bench "${args[@]}" --run-id rt >"$runs/rt.plan" 2>"$runs/rt.err"
+rc=$?
+run=$runs/rt
+[ "$rc" -eq 0 ] && [ "$(wc -l <"$run/plan.txt")" -eq 2 ] && cmp -s "$runs/rt.plan" "$run/plan.txt" &&
+	[ "$(sed -n 1p "$run/plan.txt")" = "$H unit $run 6.1-aware ext4 1" ] &&
+	[ -f "$run/jobs/tiny.fio" ] && [ -f "$run/run.json" ] && [ ! -e "$run/units/6.1-aware__ext4__rep1" ]
+tap_ok $? "plan writes run.json, the job files and one unit command per guest, and boots nothing"
+"$H" collect "$run" >"$runs/rt.c0" 2>"$runs/rt.c0err"
+rc=$?
+[ "$rc" -eq 1 ] && [ "$(grep -c ' unit ' "$runs/rt.c0err")" -eq 2 ]
+tap_ok $? "collect before any unit exits 1 and names both units (rc $rc)"
+
+# 2. The first unit by hand, through sh as a scheduler would run the line.
+sh -c "$(sed -n 1p "$run/plan.txt")" 2>"$runs/rt.u1err"
+rc=$?
+[ "$rc" -eq 0 ] && [ -f "$run/units/6.1-aware__ext4__rep1/unit.json" ] &&
+	[ ! -e "$run/units/6.1-aware__ext4__rep2" ]
+tap_ok $? "a unit line runs one guest and writes only its own directory (rc $rc)"
+"$H" collect "$run" >"$runs/rt.c1" 2>"$runs/rt.c1err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "6.1-aware ext4 2$" "$runs/rt.c1err" && ! grep -q "6.1-aware ext4 1$" "$runs/rt.c1err" &&
+	[ "$(jq '.reps | length' "$run/cells/6.1-aware__ext4__aware__tiny.json")" -eq 1 ]
+tap_ok $? "collect merges the done unit into the cells and names only the missing one (rc $rc)"
+
+# 3. The second unit, killed with -9 while its guest runs: QEMU ends with
+# it, nothing is taken for done, and the same line run again finishes it.
+line2=$(sed -n 2p "$run/plan.txt")
+u2=$run/units/6.1-aware__ext4__rep2
+sh -c "exec $line2" 2>"$runs/rt.u2err" &
+victim=$!
+for _ in $(seq 1500); do
+	[ -f "$u2/console.log" ] && pgrep -f "mem-path=$u2/" >/dev/null && break
+	sleep 0.2
+done
+up=$(pgrep -fc "mem-path=$u2/")
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null
+sleep 3
+left=$(pgrep -fc "mem-path=$u2/")
+echo "# the killed unit's guests: $up running when it was killed, $left 3 s later"
+[ "$up" -ge 1 ] && [ "$left" -eq 0 ] && [ ! -e "$u2/unit.json" ]
+tap_ok $? "a unit killed mid-run takes its guest with it and is not taken for done"
+sh -c "$line2" 2>"$runs/rt.u2err2"
+rc=$?
+[ "$rc" -eq 0 ] && [ -f "$u2/unit.json" ]
+tap_ok $? "the same line run again finishes the unit (rc $rc)"
+sh -c "$line2" 2>"$runs/rt.u2err3"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "done before, skipped" "$runs/rt.u2err3"
+tap_ok $? "a line retried after its unit is done is skipped: schedulers may retry"
+"$H" collect "$run" >"$runs/rt.c2" 2>"$runs/rt.c2err"
+rc=$?
+[ "$rc" -eq 0 ] && ! grep -q "units not done" "$runs/rt.c2err" && grep -q "^6.1-aware ext4 tiny \[tiny-msync\]" "$runs/rt.c2" &&
+	[ "$(jq '.reps | length' "$run/cells/6.1-aware__ext4__aware__tiny.json")" -eq 2 ] &&
+	[ -f "$run/report/index.html" ] && [ "$(jq '.host_sharing.units' "$run/run.json")" -eq 2 ]
+tap_ok $? "collect of the finished run: exit 0, both repetitions in the cells, summary and report (rc $rc)"
+
+# 4. What a unit and collect refuse, in one line each.
+"$H" unit "$run" 6.12-aware ext4 1 >/dev/null 2>"$runs/bad1"
+rc1=$?
+"$H" unit "$run" 6.1-aware ext4 3 >/dev/null 2>"$runs/bad2"
+rc2=$?
+"$H" collect "$runs/nothing-here" >/dev/null 2>"$runs/bad3"
+rc3=$?
+[ "$rc1" -eq 2 ] && [ "$rc2" -eq 2 ] && [ "$rc3" -eq 2 ] &&
+	[ "$(cat "$runs/bad1" "$runs/bad2" "$runs/bad3" | wc -l)" -eq 3 ] && grep -q "not a unit of run rt" "$runs/bad1"
+tap_ok $? "a unit not in the plan and a directory with no run are refused in one line each"
+
+# 5. GNU parallel, two guests at once, through an sshlogin file whose only
+# host is this one (":"), as a farm's file would list its machines.
+"$H" plan bench "${args[@]}" --run-id par >/dev/null 2>&1
+printf '2/:\n' >"$runs/sshlogins"
+harness/schedule.sh parallel "$runs/par" 2 "$runs/sshlogins" >"$runs/par.out" 2>"$runs/par.err"
+rc=$?
+[ "$rc" -eq 0 ] && [ "$(tail -n +2 "$runs/par/parallel.log" | wc -l)" -eq 2 ] &&
+	[ "$(jq '.reps | length' "$runs/par/cells/6.1-aware__ext4__aware__tiny.json")" -eq 2 ] &&
+	grep -q "^6.1-aware ext4 tiny \[tiny-msync\]" "$runs/par.out"
+tap_ok $? "SCHEDULER=parallel: GNU parallel runs the plan and collect merges it (rc $rc)"
+max=$(jq '.host_sharing.guests_max' "$runs/par/run.json")
+[ "$max" -ge 2 ] && grep -q "^guests: 2 of 2 ran beside other guests" "$runs/par.out"
+tap_ok $? "the two guests ran at once, and the summary says their times are shared (up to $max guests)"
+
+# 6. Slurm: a real one-node cluster on this machine, an sbatch array over
+# the plan and collect as a job that depends on it.
+if ! slurm_local_available 2>"$runs/slurm.why"; then
+	tap_skip "SCHEDULER=slurm runs the plan as an array job" "$(cat "$runs/slurm.why")"
+	tap_skip "the Slurm tasks ran the units" "no Slurm"
+else
+	cluster=$(mktemp -d /tmp/pmem-slurm.XXXXXX)
+	# sbatch --wait polls a finished job by MinJobAge: keep it short.
+	export SLURM_LOCAL_MIN_JOB_AGE=5
+	trap 'slurm_local_stop "$cluster"; rm -rf "$cluster"' EXIT
+	if ! slurm_local_start "$cluster" 2>"$runs/slurm.err"; then
+		tap_ok 1 "a one-node Slurm cluster starts: $(cat "$runs/slurm.err")"
+	else
+		"$H" plan bench "${args[@]}" --run-id slurm >/dev/null 2>&1
+		harness/schedule.sh slurm "$runs/slurm" >"$runs/slurm.out" 2>"$runs/slurm.err2"
+		rc=$?
+		[ "$rc" -eq 0 ] && grep -q "^6.1-aware ext4 tiny \[tiny-msync\]" "$runs/slurm.out" &&
+			[ "$(jq '.reps | length' "$runs/slurm/cells/6.1-aware__ext4__aware__tiny.json")" -eq 2 ]
+		tap_ok $? "SCHEDULER=slurm: an array job runs the plan, collect runs after it (rc $rc)"
+		n=$(grep -l "unit: 6.1-aware ext4 rep [12]: done in" "$runs"/slurm/units/slurm-*_[12].out 2>/dev/null | wc -l)
+		[ "$n" -eq 2 ]
+		tap_ok $? "each of the two array tasks ran one unit ($n task logs say so)"
+	fi
+fi
+tap_done
