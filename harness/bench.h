@@ -38,6 +38,12 @@ struct bench {
 	char disk_full[1400];	/* the results disk has no room: the run stops */
 };
 
+/* Every unit of b: repetition by repetition, each kernel on each filesystem. */
+#define bench_for_each_unit(b, rep, i, k)				\
+	for ((rep) = 1; (rep) <= (b)->reps; (rep)++)			\
+		for ((i) = 0; (i) < (b)->kernels.n; (i)++)		\
+			for ((k) = 0; (k) < (b)->fss.n; (k)++)
+
 /* The options bench and plan share; see bench_usage(). */
 int bench_parse(struct bench *b, int argc, char **argv, const char *cmd);
 void bench_usage(FILE *f, const char *cmd);

@@ -66,18 +66,16 @@ static int say_missing(const struct bench *b)
 	char dir[1024];
 	int rep, i, k, missing = 0;
 
-	for (rep = 1; rep <= b->reps; rep++)
-		for (i = 0; i < b->kernels.n; i++)
-			for (k = 0; k < b->fss.n; k++) {
-				bench_unit_dir(b, b->kernels.v[i], b->fss.v[k], rep, dir, sizeof(dir));
-				if (bench_unit_done(dir))
-					continue;
-				if (!missing++)
-					fprintf(stderr, "collect: units not done (run each line, or plan again with --resume %s):\n",
-						b->run_id);
-				fputs("  ", stderr);
-				bench_plan_line(b, b->kernels.v[i], b->fss.v[k], rep, stderr);
-			}
+	bench_for_each_unit(b, rep, i, k) {
+		bench_unit_dir(b, b->kernels.v[i], b->fss.v[k], rep, dir, sizeof(dir));
+		if (bench_unit_done(dir))
+			continue;
+		if (!missing++)
+			fprintf(stderr, "collect: units not done (run each line, or plan again with --resume %s):\n",
+				b->run_id);
+		fputs("  ", stderr);
+		bench_plan_line(b, b->kernels.v[i], b->fss.v[k], rep, stderr);
+	}
 	return missing;
 }
 

@@ -17,23 +17,8 @@
 #include "diskfull.h"
 #include "jsonio.h"
 #include "rundir.h"
+#include "shell_word.h"
 #include "textfile.h"
-
-/* A word for sh: as it is when it needs no quoting, else in single quotes. */
-static void shell_word(FILE *f, const char *s)
-{
-	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+-.,/:=@") == strlen(s)) {
-		fputs(s, f);
-		return;
-	}
-	fputc('\'', f);
-	for (; *s; s++)
-		if (*s == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*s, f);
-	fputc('\'', f);
-}
 
 void bench_plan_line(const struct bench *b, const char *kernel, const char *fs, int rep, FILE *f)
 {
@@ -116,15 +101,13 @@ static int write_plan(const struct bench *b, int *planned, char *why, size_t len
 		return -1;
 	}
 	*planned = 0;
-	for (rep = 1; rep <= b->reps; rep++)
-		for (i = 0; i < b->kernels.n; i++)
-			for (k = 0; k < b->fss.n; k++) {
-				bench_unit_dir(b, b->kernels.v[i], b->fss.v[k], rep, dir, sizeof(dir));
-				if (bench_unit_done(dir))
-					continue;
-				bench_plan_line(b, b->kernels.v[i], b->fss.v[k], rep, f);
-				++*planned;
-			}
+	bench_for_each_unit(b, rep, i, k) {
+		bench_unit_dir(b, b->kernels.v[i], b->fss.v[k], rep, dir, sizeof(dir));
+		if (bench_unit_done(dir))
+			continue;
+		bench_plan_line(b, b->kernels.v[i], b->fss.v[k], rep, f);
+		++*planned;
+	}
 	bad = fflush(f) || ferror(f);
 	bad |= fclose(f);
 	if (bad || rename(tmp, path) < 0) {

@@ -58,10 +58,8 @@ static int list_units(const struct bench *b, struct unit_ref *u)
 {
 	int rep, i, k, n = 0;
 
-	for (rep = 1; rep <= b->reps; rep++)
-		for (i = 0; i < b->kernels.n; i++)
-			for (k = 0; k < b->fss.n; k++)
-				u[n++] = (struct unit_ref){ b->kernels.v[i], b->fss.v[k], rep, 0, 0 };
+	bench_for_each_unit(b, rep, i, k)
+		u[n++] = (struct unit_ref){ b->kernels.v[i], b->fss.v[k], rep, 0, 0 };
 	return n;
 }
 
