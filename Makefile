@@ -53,6 +53,7 @@ GUEST_PROGS := $(BUILD_DIR)/guest/pmem-agent \
 	       $(BUILD_DIR)/guest/pmem-ack \
 	       $(BUILD_DIR)/guest/semantics \
 	       $(BUILD_DIR)/guest/pmem-writer \
+	       $(BUILD_DIR)/guest/pmem-peer \
 	       $(BUILD_DIR)/guest/pmem-verify \
 	       $(BUILD_DIR)/guest/pmem-checker
 
@@ -67,6 +68,7 @@ WRITER_SRC := workloads/writer.c workloads/job.c workloads/stats.c workloads/tra
 	      workloads/pmem_map.c workloads/cpu_flush.c $(wildcard workloads/persist/*.c)
 AGENT_SRC     := workloads/agent.c workloads/channel.c
 SEMANTICS_SRC := tests/guest/semantics.c workloads/pmem_map.c workloads/cpu_flush.c workloads/tracefs.c
+PEER_SRC      := workloads/peer.c workloads/tracefs.c
 VERIFY_SRC    := workloads/verify.c workloads/record_verify.c workloads/record.c
 CHECKER_SRC   := workloads/checker.c workloads/record_verify.c workloads/record.c workloads/channel.c
 
@@ -74,7 +76,7 @@ CHECKER_SRC   := workloads/checker.c workloads/record_verify.c workloads/record.
 # build/guest-obj/, so that the two sets of flags never mix.
 GUEST_CFLAGS := $(CFLAGS) -Iworkloads
 guest_obj     = $(patsubst %.c,$(BUILD_DIR)/guest-obj/%.o,$(1))
-GUEST_OBJ    := $(call guest_obj,$(sort $(WRITER_SRC) $(AGENT_SRC) $(SEMANTICS_SRC) $(VERIFY_SRC) $(CHECKER_SRC)))
+GUEST_OBJ    := $(call guest_obj,$(sort $(WRITER_SRC) $(AGENT_SRC) $(SEMANTICS_SRC) $(PEER_SRC) $(VERIFY_SRC) $(CHECKER_SRC)))
 
 UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-qemu-argv \
@@ -154,6 +156,11 @@ $(BUILD_DIR)/guest/semantics: $(call guest_obj,$(SEMANTICS_SRC))
 $(BUILD_DIR)/guest/pmem-writer: $(call guest_obj,$(WRITER_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $^ -ljansson -linih -lpmem -lm
+
+# fio as the reference peer, under the writer's conditions (workloads/peer.c).
+$(BUILD_DIR)/guest/pmem-peer: $(call guest_obj,$(PEER_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $^ -ljansson
 
 $(BUILD_DIR)/guest/pmem-verify: $(call guest_obj,$(VERIFY_SRC))
 	@mkdir -p $(@D)
