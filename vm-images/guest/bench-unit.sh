@@ -42,13 +42,17 @@ writer() { # mode job [persist]
 # fio takes our job file minus our own keys, and does what pmem-writer does
 # with it (workloads/jobs/peer.fio): overwrite=1 lays the file out before
 # the run, as prealloc=write does; 4 KiB faults unless the job allows 2 MiB
-# ones (pmem-peer --no-thp). pmem-peer adds the fs_dax tracepoint counts to
-# fio's JSON, where pmem-writer has its own.
+# ones (pmem-peer --no-thp); with ioengine=libpmem, sync=1 drains after
+# every pmem_memcpy, as persist=libpmem's pmem_persist does per write (the
+# engine's default leaves each write unfenced). pmem-peer adds the fs_dax
+# tracepoint counts to fio's JSON, where pmem-writer has its own.
 fio_peer() { # engine job
 	rm -rf /mnt/bench/*; sync
+	extra=
+	[ "$1" != libpmem ] || extra='\nsync=1'
 	nothp=--no-thp
 	! grep -q '^fault_size=pmd' "/tmp/jobs/$2.fio" || nothp=
-	sed -E '/^(map|persist|persist_every|prealloc|fault_size|verify|ioengine)=/d; s/^\[global\]$/[global]\nioengine='"$1"'\noverwrite=1/' "/tmp/jobs/$2.fio" >/tmp/fio.job
+	sed -E '/^(map|persist|persist_every|prealloc|fault_size|verify|ioengine)=/d; s/^\[global\]$/[global]\nioengine='"$1"'\noverwrite=1'"$extra"'/' "/tmp/jobs/$2.fio" >/tmp/fio.job
 	if pmem-peer $nothp --json /tmp/f.json -- fio --output-format=json --output=/tmp/f.json /tmp/fio.job >/tmp/fio.err 2>&1; then
 		answer fio "fio-$1" "$2" /tmp/f.json
 	else failed fio "fio-$1" "$2"; sed 's/^/fio: /' /tmp/fio.err; fi
