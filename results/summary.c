@@ -102,15 +102,38 @@ static void print_group(FILE *out, enum table_format fmt, struct run *r, const s
 	table_end(&t);
 }
 
-/* Our writer beside real fio on the same job; shared mode must agree. */
+/* An exact count, median [min-max] over repetitions: faults are not rounded. */
+static void count_cell(struct series *s, char *out, size_t size)
+{
+	struct sample_stats st;
+
+	if (!s || !s->n) {
+		snprintf(out, size, "-");
+		return;
+	}
+	sample_stats_of(s->v, s->n, &st);
+	if (st.min == st.max)
+		snprintf(out, size, "%.0f", st.median);
+	else
+		snprintf(out, size, "%.0f [%.0f-%.0f]", st.median, st.min, st.max);
+}
+
+/*
+ * Our writer beside real fio on the same job; shared mode must agree. The
+ * writer's side of the libpmem pair is "shared+libpmem", or "sync+libpmem"
+ * where the host maps it with MAP_SYNC as libpmem's pmem_map_file does.
+ * "dax faults" shows that both sides took the same faults (fs_dax
+ * tracepoints; "-" where a side has no counts, as fio in older runs).
+ */
 static void print_peer(FILE *out, enum table_format fmt, struct run *r)
 {
 	static const char *const pairs[][3] = {
 		{ "shared", "fio-mmap", "pmem-writer map=shared vs fio ioengine=mmap" },
 		{ "shared+libpmem", "fio-libpmem", "pmem-writer persist=libpmem vs fio ioengine=libpmem" },
+		{ "sync+libpmem", "fio-libpmem", "pmem-writer map=sync persist=libpmem vs fio ioengine=libpmem" },
 	};
-	static const char *const header[] = { "kernel fs pair", "pmem-writer", "fio", "verdict" };
-	static const int width[] = { 64, 20, 20, 10 };
+	static const char *const header[] = { "kernel fs pair", "pmem-writer", "fio", "dax faults", "verdict" };
+	static const int width[] = { 64, 20, 20, 14, 10 };
 	size_t i, p;
 	struct table t;
 	int rows = 0;
@@ -118,28 +141,34 @@ static void print_peer(FILE *out, enum table_format fmt, struct run *r)
 	for (i = 0; i < r->n; i++) {
 		struct series *ours = &r->s[i], *fio;
 		struct sample_stats a, b;
-		char x[64], y[64], what[256];
-		const char *row[4];
+		char x[64], y[64], what[256], fa[40], fb[40], faults[96];
+		const char *row[5];
 
 		if (strcmp(ours->job, "peer") || strcmp(ours->metric->key, "bw"))
 			continue;
-		for (p = 0; p < 2; p++) {
+		for (p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++) {
 			if (strcmp(ours->mode, pairs[p][0]))
 				continue;
 			fio = run_find(r, ours->kernel, ours->fs, pairs[p][1], "peer", ours->section, "bw");
 			if (!fio) /* fio names its job after the section too */
 				continue;
 			if (!rows++)
-				table_begin(&t, out, fmt, "reference peer (write MiB/s, median [range])", 4, header, width);
+				table_begin(&t, out, fmt, "reference peer (write MiB/s, median [range])", 5, header, width);
 			sample_stats_of(ours->v, ours->n, &a);
 			sample_stats_of(fio->v, fio->n, &b);
 			summary_cell(ours, NULL, x, sizeof(x));
 			summary_cell(fio, NULL, y, sizeof(y));
 			snprintf(what, sizeof(what), "%s %s %s", ours->kernel, ours->fs, pairs[p][2]);
+			count_cell(run_find(r, ours->kernel, ours->fs, pairs[p][0], "peer", ours->section, "faults"),
+				   fa, sizeof(fa));
+			count_cell(run_find(r, ours->kernel, ours->fs, pairs[p][1], "peer", ours->section, "faults"),
+				   fb, sizeof(fb));
+			snprintf(faults, sizeof(faults), "%s vs %s", fa, fb);
 			row[0] = what;
 			row[1] = x;
 			row[2] = y;
-			row[3] = a.n < 2 || b.n < 2 ? "too few repetitions to judge (need 2 or more)" :
+			row[3] = faults;
+			row[4] = a.n < 2 || b.n < 2 ? "too few repetitions to judge (need 2 or more)" :
 				 differs_beyond_noise(&a, &b) ?
 				 "DIFFERENT beyond noise (the writer and fio disagree: see the cells)" :
 				 "agree within noise";
