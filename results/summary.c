@@ -120,8 +120,9 @@ static void count_cell(struct series *s, char *out, size_t size)
 
 /*
  * Our writer beside real fio on the same job; shared mode must agree. The
- * writer's side of the libpmem pair is "shared+libpmem", or "sync+libpmem"
- * where the host maps it with MAP_SYNC as libpmem's pmem_map_file does.
+ * writer's side of the libpmem pair maps with MAP_SYNC, as fio's libpmem
+ * engine does (pmem_map_file): "sync+libpmem"; runs from before that have
+ * "shared+libpmem".
  * "dax faults" shows that both sides took the same faults (fs_dax
  * tracepoints; "-" where a side has no counts, as fio in older runs).
  */
@@ -133,7 +134,7 @@ static void print_peer(FILE *out, enum table_format fmt, struct run *r)
 		{ "sync+libpmem", "fio-libpmem", "pmem-writer map=sync persist=libpmem vs fio ioengine=libpmem" },
 	};
 	static const char *const header[] = { "kernel fs pair", "pmem-writer", "fio", "dax faults", "verdict" };
-	static const int width[] = { 64, 20, 20, 14, 10 };
+	static const int width[] = { 76, 20, 20, 14, 10 };
 	size_t i, p;
 	struct table t;
 	int rows = 0;

@@ -26,7 +26,7 @@ rm -rf "$runs"
 "$B/pmem-harness" bench --kernels 6.1-stock --fs ext4 --modes shared --jobs workloads/jobs/peer.fio \
 	--reps 1 --results "$runs" --run-id peer --accel "${ACCEL:-auto}" >"$runs.out" 2>"$runs.err"
 tap_ok $? "bench ran the peer job in a guest"
-for mode in shared shared-libpmem fio-mmap fio-libpmem; do
+for mode in shared sync-libpmem fio-mmap fio-libpmem; do
 	cell=$runs/peer/cells/6.1-stock__ext4__${mode}__peer.json
 	got=$(jq -r '.reps[0].result.jobs[0].pmem.tracepoints | "\(.dax_pte_fault_done) \(.dax_pmd_fault_done)"' "$cell" 2>/dev/null)
 	[ "$got" = "8192 0" ]

@@ -68,7 +68,8 @@ if [ "$PMEM_BENCH_PEER" = 1 ]; then
 		[ "$job" = peer ] || continue
 		writer shared peer
 		fio_peer mmap peer
-		writer shared peer libpmem
+		# fio's libpmem engine maps with MAP_SYNC (pmem_map_file tries it first).
+		writer sync peer libpmem
 		fio_peer libpmem peer
 	done
 fi
