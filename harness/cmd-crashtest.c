@@ -56,6 +56,7 @@
 #include "names.h"
 #include "runinfo.h"
 #include "rundir.h"
+#include "shell_word.h"
 #include "textfile.h"
 #include "user_program.h"
 #include "vm.h"
@@ -474,30 +475,30 @@ static void writer_tick(void *ctx, struct vm *vm)
 	}
 }
 
+/*
+ * The writer guest's job: its input as data (the job file, or a user's
+ * program) and the parameters of vm-images/guest/crash-writer.sh, which
+ * runs it. The filesystem was checked (ext4, xfs, xfs-reflink), but a
+ * mode is any word of the scenario table or --mode: both go as sh words.
+ */
 static char *writer_script(const struct crash_run *c, const struct scenario *sc, const char *fs)
 {
 	char *s = NULL, *text;
 	size_t len = 0;
 	FILE *f = open_memstream(&s, &len);
 
-	fprintf(f, "export PMEM_FS='%s'\n. /usr/share/pmem/lib.sh\npmem_mount\nmkdir -p /mnt/crash\n", fs);
 	/* A user's program is its own job: sc->job is then its source, not a job file. */
 	text = c->program ? NULL : read_text_file(sc->job);
-	/* ADR attribution names user PCs: the PIE writer must load where addr2line is told. */
-	if (is_adr(c))
-		fprintf(f, "echo 0 >/proc/sys/kernel/randomize_va_space\n");
 	if (text)
 		fprintf(f, "cat >/tmp/job.fio <<'PMEM_JOB_EOF'\n%s\nPMEM_JOB_EOF\n", text);
-	if (c->program) {
+	if (c->program)
 		embed_binary(f, c->program, "/tmp/prog");
-		/* The program's own status (128 + N: killed by signal N) is the job's. */
-		fprintf(f, "(cd /mnt/crash && PMEM_MODE='%s' exec /tmp/prog) || exit $?\n", sc->mode);
-	} else {
-		fprintf(f, "pmem-writer --no-trace %s%s --output /tmp/r.json /tmp/job.fio || exit 1\n",
-			strcmp(sc->mode, "-") ? "--map " : "", strcmp(sc->mode, "-") ? sc->mode : "");
-	}
-	/* The host kills QEMU on "done": nothing after this line runs. */
-	fprintf(f, "pmem-agent ask done\nsleep 60\n");
+	fputs("export PMEM_FS=", f);
+	shell_word(f, fs);
+	fputs(" PMEM_CRASH_MODE=", f);
+	shell_word(f, sc->mode);
+	fprintf(f, " PMEM_CRASH_ADR=%d PMEM_CRASH_PROGRAM=%d\nexec sh /usr/share/pmem/crash-writer.sh\n", is_adr(c),
+		c->program != NULL);
 	fclose(f);
 	free(text);
 	return s;
@@ -698,7 +699,7 @@ static void user_symbolizer(const struct crash_run *c, const char *kernel, struc
 	char map[1200];
 
 	snprintf(map, sizeof(map), "%s/kernels/%s/System.map", c->build, kernel);
-	/* Our writer and a dynamic program are PIEs run with ASLR off (writer_script
+	/* Our writer and a dynamic program are PIEs run with ASLR off (crash-writer.sh
 	 * turns it off under ADR), loaded where the kernel puts a PIE then; a
 	 * static program is not PIE. */
 	if (c->program)
