@@ -42,6 +42,7 @@
 #include "../crash-inject/attribute.h"
 #include "../crash-inject/image.h"
 #include "../crash-inject/judge.h"
+#include "../crash-inject/scenario.h"
 #include "../crash-inject/check_phases.h"
 #include "../crash-inject/symbolize.h"
 #include "../results/series.h"
@@ -63,21 +64,6 @@
 
 #define MAX_IMAGES 4000
 #define MAX_POINTS 96
-
-struct scenario {
-	char name[64], job[256], mode[24], platform[8], expect[16];
-	char fs[64];		/* the filesystems it runs on, comma-separated; "*": any */
-	char kernel[48];	/* the flavour it needs, or "": the run's kernel */
-	char check[260];	/* a program row (job is a C source): its checker, or "" */
-};
-
-/* A row whose job is a program (a C source) rather than a fio job file. */
-static int is_program_row(const struct scenario *s)
-{
-	size_t n = strlen(s->job);
-
-	return n > 2 && !strcmp(s->job + n - 2, ".c");
-}
 
 struct image {
 	char path[1024];
@@ -141,59 +127,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int load_scenarios(struct scenario *s, int max)
-{
-	FILE *f = fopen("crash-inject/scenarios", "r");
-	char line[512];
-	int n = 0;
-
-	if (!f) {
-		fprintf(stderr, "crashtest: cannot read crash-inject/scenarios (run from the repository top)\n");
-		return -1;
-	}
-	while (n < max && fgets(line, sizeof(line), f)) {
-		int fields;
-
-		if (line[0] == '#')
-			continue;
-		fields = sscanf(line, "%63s %255s %23s %7s %15s %63s %47s", s[n].name, s[n].job, s[n].mode,
-				s[n].platform, s[n].expect, s[n].fs, s[n].kernel);
-		if (fields < 5)
-			continue;
-		/* Job files run on the DAX filesystems of every run. */
-		if (fields == 5 || !strcmp(s[n].fs, "-"))
-			snprintf(s[n].fs, sizeof(s[n].fs), "ext4,xfs");
-		/* A row may need a kernel of its own (a feature the run's lacks). */
-		if (fields < 7 || !strcmp(s[n].kernel, "-"))
-			s[n].kernel[0] = '\0';
-		/* A program row's checker is its source's "-check.c" twin. */
-		s[n].check[0] = '\0';
-		if (is_program_row(&s[n])) {
-			snprintf(s[n].check, sizeof(s[n].check), "%.*s-check.c", (int)strlen(s[n].job) - 2, s[n].job);
-			if (access(s[n].job, R_OK) || access(s[n].check, R_OK)) {
-				fprintf(stderr, "crashtest: scenario %s needs %s and %s\n", s[n].name, s[n].job,
-					s[n].check);
-				fclose(f);
-				return -1;
-			}
-		}
-		n++;
-	}
-	fclose(f);
-	return n;
-}
-
-/* Whether word is one of the words of list (spaces or commas). */
-static int in_list(const char *list, const char *word)
-{
-	size_t len = strlen(word);
-
-	for (const char *p = list; (p = strstr(p, word)); p += len)
-		if ((p == list || strchr(" ,", p[-1])) && strchr(" ,", p[len]))
-			return 1;
-	return 0;
 }
 
 static struct image *new_image(struct crash_run *c)
@@ -1254,14 +1187,14 @@ int cmd_crashtest(int argc, char **argv)
 			return 2;
 		c.accel = accel;
 	}
-	ns = load_scenarios(sc, 32);
+	ns = scenarios_load(sc, 32);
 	if (ns <= 0)
 		return 2;
 	{
 		int found = 0;
 
 		for (i = 0; i < ns; i++)
-			found += (!only || in_list(only, sc[i].name)) && (!platform || !strcmp(platform, sc[i].platform));
+			found += (!only || word_in_list(only, sc[i].name)) && (!platform || !strcmp(platform, sc[i].platform));
 		if (!found) {
 			fprintf(stderr, "crashtest: no scenario matches '%s' (see crash-inject/scenarios)\n", only);
 			return 2;
@@ -1386,9 +1319,9 @@ int cmd_crashtest(int argc, char **argv)
 		for (i = 0; i < ns; i++) {
 			json_t *row;
 
-			if ((only && !in_list(only, sc[i].name)) || (platform && strcmp(platform, sc[i].platform)))
+			if ((only && !word_in_list(only, sc[i].name)) || (platform && strcmp(platform, sc[i].platform)))
 				continue;
-			if (strcmp(sc[i].fs, "*") && !in_list(sc[i].fs, tok))
+			if (strcmp(sc[i].fs, "*") && !word_in_list(sc[i].fs, tok))
 				continue;
 			if (resume && (row = crash_resume_row(&done, sc[i].name, tok))) {
 				fprintf(stderr, "crashtest: %s on %s: judged before the interruption, kept\n", sc[i].name,
@@ -1408,7 +1341,7 @@ int cmd_crashtest(int argc, char **argv)
 				pool_tried = 1;
 			}
 			fprintf(stderr, "crashtest: %s on %s (%s) ...\n", sc[i].name, tok, sc[i].mode);
-			if (!program && is_program_row(&sc[i])) {
+			if (!program && scenario_is_program(&sc[i])) {
 				if (program_row_begin(&c, &sc[i], run_dir, &pool_opts, &row_opts, prog_bin, check_bin,
 						      sizeof(prog_bin)) < 0) {
 					failures++;
