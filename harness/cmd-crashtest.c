@@ -25,6 +25,8 @@
  * results disk that fills up stops the run in one line, and --resume
  * finishes it: a scenario counts as judged once its row is in the summary
  * on disk, never before.
+ *
+ * This file reads the options and runs the scenarios, one at a time.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -42,40 +44,36 @@
 #include "rundir.h"
 #include "user_program.h"
 
-/*
- * A program row of the scenario table (the CoW cases): its program and
- * checker are built into the run's user/<scenario>/, and its images go to
- * checker guests of its own, which carry its checker. prog and check are
- * the binaries' paths (len bytes each).
- */
-static int program_row_begin(struct crash_scenario_state *st, const struct scenario *sc, const char *run_dir,
-			     const struct checker_options *pool, struct checker_options *row, char *prog,
-			     char *check, size_t len)
-{
-	char dir[1100], why[1200];
+/* What a step returns when the command goes on; anything else is its exit status. */
+#define GO_ON -1
 
-	snprintf(dir, sizeof(dir), "%s/user", run_dir);
-	if (run_dir_make(dir, why, sizeof(why)) < 0) {
-		fprintf(stderr, "crashtest: %s\n", why);
-		return -1;
-	}
-	snprintf(dir, sizeof(dir), "%s/user/%s", run_dir, sc->name);
-	if (run_dir_make(dir, why, sizeof(why)) < 0) {
-		fprintf(stderr, "crashtest: %s\n", why);
-		return -1;
-	}
-	snprintf(prog, len, "%s/program", dir);
-	snprintf(check, len, "%s/check", dir);
-	if (user_program_build(sc->job, prog, NULL, NULL) < 0 || user_program_build(sc->check, check, NULL, NULL) < 0)
-		return -1;
-	*row = *pool;
-	row->check = check;
-	if (sc->kernel[0])
-		row->kernel = sc->kernel;
-	st->program = prog;
-	st->row_checker = row;
-	return 0;
-}
+#define MAX_SCENARIOS 32
+
+/* One crashtest run: its options, its scenarios and where it stands. */
+struct crashtest {
+	struct crash_options opt;
+	const char *results;		/* --results: run directories go here */
+	char accel[16];			/* the accelerator chosen for "auto" or given */
+	char accel_why[1400];		/* why, as run.json says */
+	char adr_plugin[1100];
+	/* the scenarios */
+	struct scenario sc[MAX_SCENARIOS];
+	int ns;
+	const char *only;		/* the rows to run, or NULL: every row */
+	/* a user's program and checker, or a program row's, as built */
+	char prog_bin[1100], check_bin[1100];
+	/* the checker guests: the run's pool, and a program row's own */
+	struct checker_options pool_opts, row_opts;
+	char pool_golden[1100], pool_dir[1200];
+	int pool_tried;
+	/* the scenario running, and where the run stands */
+	struct crash_scenario_state st;
+	json_t *options, *rows;
+	struct crash_resume done;	/* what the run resumed had judged */
+	size_t held;			/* rows in the summary on disk */
+	int failures;
+	double t0;
+};
 
 static void usage(FILE *f)
 {
@@ -106,7 +104,7 @@ static void usage(FILE *f)
 		"                  PMEM_CHECKERS sets the default)\n");
 }
 
-int cmd_crashtest(int argc, char **argv)
+static int parse_options(struct crashtest *t, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "fs", required_argument, NULL, 'f' }, { "scenarios", required_argument, NULL, 's' },
@@ -121,295 +119,371 @@ int cmd_crashtest(int argc, char **argv)
 		{ "ldlibs", required_argument, NULL, 'l' }, { "resume", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' }, { 0 }
 	};
-	const char *program = NULL, *check = NULL, *mode = "shared", *platform = NULL;
-	const char *cflags = NULL, *ldlibs = NULL;
-	char prog_bin[1100], check_bin[1100], adr_plugin[1100];
-	char pool_golden[1100], pool_dir[1200];
-	struct checker_options pool_opts, row_opts;
-	struct crash_options o = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "auto",
-				  .seed = 1, .adr = { .subsets = 20, .fence_max = 4, .fence_period = 200 } };
-	struct crash_scenario_state st = { .opt = &o };
-	const char *user_check = NULL;
-	const char *fss = NULL, *only = NULL, *results = "results/runs";
-	char why[1400] = "";
-	struct scenario sc[32];
-	char run_id[64] = "", run_dir[1024], path[1200], where[200], *fsl, *tok, *save;
-	json_t *rows = json_array(), *options;
-	struct crash_resume done = { 0 };
-	int ns, i, opt, rc, full, failures = 0, resume = 0, stopped = 0, pool_tried = 0;
-	size_t held;	/* rows in the summary on disk */
-	double t0 = now_s();
+	struct crash_options *o = &t->opt;
+	int opt;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:M:L:N:F:E:c:G:l:R:h", longopts, NULL)) != -1) {
-		if (opt == 'P' || opt == 'C' || opt == 'M') {
-			*(opt == 'P' ? &program : opt == 'C' ? &check : &mode) = optarg;
-			continue;
-		}
 		switch (opt) {
-		case 'f': fss = optarg; break;
-		case 's': only = optarg; break;
-		case 'k': o.kernel = o.checker_kernel = optarg; break;
-		case 'K': o.keep = 1; break;
-		case 'S': o.seed = strtoul(optarg, NULL, 0); break;
+		case 'f': o->filesystems = optarg; break;
+		case 's': o->scenarios = optarg; break;
+		case 'k': o->kernel = o->checker_kernel = optarg; break;
+		case 'K': o->keep = 1; break;
+		case 'S': o->seed = strtoul(optarg, NULL, 0); break;
 		case 'i':
 		case 'R':
 			/* A run id becomes a directory name under --results. */
-			if (!name_is_safe(optarg, sizeof(run_id))) {
+			if (!name_is_safe(optarg, sizeof(o->run_id))) {
 				fprintf(stderr, "crashtest: run id '%.80s' cannot name a directory: use up to %zu letters, digits, '.', '_', '+' or '-', not starting with '.'\n",
-					optarg, sizeof(run_id) - 1);
+					optarg, sizeof(o->run_id) - 1);
 				return 2;
 			}
-			snprintf(run_id, sizeof(run_id), "%s", optarg);
-			resume = opt == 'R';
+			snprintf(o->run_id, sizeof(o->run_id), "%s", optarg);
+			o->resume = opt == 'R';
 			break;
-		case 'o': results = optarg; break;
-		case 'a': o.accel = optarg; break;
-		case 'L': platform = optarg; break;
-		case 'N': o.adr.subsets = strtoul(optarg, NULL, 0); break;
-		case 'F': o.adr.fence_max = strtoull(optarg, NULL, 0); break;
-		case 'E': o.adr.fence_period = strtoull(optarg, NULL, 0); break;
-		case 'c': o.checkers = atoi(optarg); break;
-		case 'G': cflags = optarg; break;
-		case 'l': ldlibs = optarg; break;
+		case 'o': t->results = optarg; break;
+		case 'a': o->accel = optarg; break;
+		case 'P': o->program = optarg; break;
+		case 'C': o->check = optarg; break;
+		case 'M': o->mode = optarg; break;
+		case 'L': o->platform = optarg; break;
+		case 'N': o->adr.subsets = strtoul(optarg, NULL, 0); break;
+		case 'F': o->adr.fence_max = strtoull(optarg, NULL, 0); break;
+		case 'E': o->adr.fence_period = strtoull(optarg, NULL, 0); break;
+		case 'c': o->checkers = atoi(optarg); break;
+		case 'G': o->cflags = optarg; break;
+		case 'l': o->ldlibs = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (!o.checkers)
-		o.checkers = checker_default_parallel();
+	return GO_ON;
+}
+
+/* auto: KVM only when a probe guest boots under it (accel.c). */
+static int choose_accel(struct crashtest *t)
+{
+	struct crash_options *o = &t->opt;
+	char kpath[1024], ipath[1024];
+	struct qemu_config q = { .binary = getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64",
+				 .mem_mib = 1024, .cpus = 1, .kernel = kpath, .initrd = ipath };
+
+	snprintf(kpath, sizeof(kpath), "%s/kernels/%s/bzImage", o->build, o->kernel);
+	snprintf(ipath, sizeof(ipath), "%s/initramfs.cpio", o->build);
+	if (access(kpath, R_OK) || access(ipath, R_OK)) {
+		fprintf(stderr, "crashtest: no %s or %s: run 'make kernels images'\n", kpath, ipath);
+		return 2;
+	}
+	o->accel_auto = !strcmp(o->accel, "auto");
+	if (accel_resolve(o->accel, &q, harness_cache_dir(), t->accel, sizeof(t->accel), t->accel_why,
+			  sizeof(t->accel_why)) < 0)
+		return 2;
+	o->accel = t->accel;
+	return GO_ON;
+}
+
+/* The defaults that depend on other options, and the checks on them. */
+static int check_options(struct crashtest *t)
+{
+	struct crash_options *o = &t->opt;
+
+	if (!o->checkers)
+		o->checkers = checker_default_parallel();
 	/* The reflinked xfs runs only the rows made for it (the CoW cases); a
 	 * user's program runs on each filesystem it is given. */
-	if (!fss)
-		fss = program ? "ext4 xfs" : "ext4 xfs xfs-reflink";
-	o.build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
-	if (platform && strcmp(platform, "eadr") && strcmp(platform, "adr")) {
+	if (!o->filesystems)
+		o->filesystems = o->program ? "ext4 xfs" : "ext4 xfs xfs-reflink";
+	o->build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
+	if (o->platform && strcmp(o->platform, "eadr") && strcmp(o->platform, "adr")) {
 		fprintf(stderr, "crashtest: unknown platform '%s' (eadr: every executed store durable; adr: the cache model)\n",
-			platform);
+			o->platform);
 		return 2;
 	}
-	if (o.adr.subsets > 64) {
-		fprintf(stderr, "crashtest: --subsets %u is more than 64 images per crash point\n", o.adr.subsets);
+	if (o->adr.subsets > 64) {
+		fprintf(stderr, "crashtest: --subsets %u is more than 64 images per crash point\n", o->adr.subsets);
 		return 2;
 	}
-	st.images = calloc(MAX_IMAGES, sizeof(*st.images));
-	st.checks = calloc(MAX_IMAGES, sizeof(*st.checks));
-	if (!st.images || !st.checks)
+	t->st.images = calloc(MAX_IMAGES, sizeof(*t->st.images));
+	t->st.checks = calloc(MAX_IMAGES, sizeof(*t->st.checks));
+	if (!t->st.images || !t->st.checks)
 		return 2;
-	snprintf(adr_plugin, sizeof(adr_plugin), "%s/plugins/adr-cache.so", o.build);
-	o.adr_plugin = adr_plugin;
-	o.adr.seed = o.seed;
-	st.rng = o.seed;
+	snprintf(t->adr_plugin, sizeof(t->adr_plugin), "%s/plugins/adr-cache.so", o->build);
+	o->adr_plugin = t->adr_plugin;
+	o->adr.seed = o->seed;
+	t->st.rng = o->seed;
 	/* The ADR model is a TCG plugin: no KVM for a run that needs it. */
-	if (!strcmp(o.accel, "auto") && platform && !strcmp(platform, "adr"))
-		o.accel = "tcg";
-	{
-		/* auto: KVM only when a probe guest boots under it (accel.c). */
-		static char accel[16];
-		char kpath[1024], ipath[1024];
-		struct qemu_config q = { .binary = getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64",
-					 .mem_mib = 1024, .cpus = 1, .kernel = kpath, .initrd = ipath };
+	if (!strcmp(o->accel, "auto") && o->platform && !strcmp(o->platform, "adr"))
+		o->accel = "tcg";
+	return choose_accel(t);
+}
 
-		snprintf(kpath, sizeof(kpath), "%s/kernels/%s/bzImage", o.build, o.kernel);
-		snprintf(ipath, sizeof(ipath), "%s/initramfs.cpio", o.build);
-		if (access(kpath, R_OK) || access(ipath, R_OK)) {
-			fprintf(stderr, "crashtest: no %s or %s: run 'make kernels images'\n", kpath, ipath);
-			return 2;
-		}
-		o.accel_auto = !strcmp(o.accel, "auto");
-		if (accel_resolve(o.accel, &q, harness_cache_dir(), accel, sizeof(accel), why, sizeof(why)) < 0)
-			return 2;
-		o.accel = accel;
-	}
-	ns = scenarios_load(sc, 32);
-	if (ns <= 0)
+/* Whether the run takes this row of the table (on some filesystem). */
+static int row_chosen(const struct crashtest *t, const struct scenario *sc)
+{
+	return (!t->only || word_in_list(t->only, sc->name)) &&
+	       (!t->opt.platform || !strcmp(t->opt.platform, sc->platform));
+}
+
+/* Whether a row runs on fs (a user's program runs on any). */
+static int runs_on(const struct scenario *sc, const char *fs)
+{
+	return !strcmp(sc->fs, "*") || word_in_list(sc->fs, fs);
+}
+
+static int choose_scenarios(struct crashtest *t)
+{
+	int i, found = 0;
+
+	t->only = t->opt.scenarios;
+	t->ns = scenarios_load(t->sc, MAX_SCENARIOS);
+	if (t->ns <= 0)
 		return 2;
-	{
-		int found = 0;
-
-		for (i = 0; i < ns; i++)
-			found += (!only || word_in_list(only, sc[i].name)) && (!platform || !strcmp(platform, sc[i].platform));
-		if (!found) {
-			fprintf(stderr, "crashtest: no scenario matches '%s' (see crash-inject/scenarios)\n", only);
-			return 2;
-		}
-	}
-	if (!run_id[0]) {
-		time_t t = time(NULL);
-
-		strftime(run_id, sizeof(run_id), "%Y%m%d-%H%M%S-crash", localtime(&t));
-	}
-	snprintf(run_dir, sizeof(run_dir), "%s/%s", results, run_id);
-	snprintf(path, sizeof(path), "%s/run.json", run_dir);
-	if (!resume && !access(path, F_OK)) {
-		fprintf(stderr, "crashtest: run %s exists: give another --run-id, or --resume %s to finish it\n", run_id,
-			run_id);
+	for (i = 0; i < t->ns; i++)
+		found += row_chosen(t, &t->sc[i]);
+	if (!found) {
+		fprintf(stderr, "crashtest: no scenario matches '%s' (see crash-inject/scenarios)\n", t->only);
 		return 2;
 	}
-	/* Every filesystem is checked before any scenario runs. */
-	fsl = strdup(fss);
+	return GO_ON;
+}
+
+/*
+ * The run's directory and run.json, or the run it resumes and what that
+ * judged before. Every filesystem is checked before any scenario runs.
+ */
+static int open_run(struct crashtest *t)
+{
+	struct crash_options *o = &t->opt;
+	char path[1200], why[1400], *fsl, *tok, *save;
+
+	if (!o->run_id[0]) {
+		time_t now = time(NULL);
+
+		strftime(o->run_id, sizeof(o->run_id), "%Y%m%d-%H%M%S-crash", localtime(&now));
+	}
+	snprintf(o->run_dir, sizeof(o->run_dir), "%s/%s", t->results, o->run_id);
+	snprintf(path, sizeof(path), "%s/run.json", o->run_dir);
+	if (!o->resume && !access(path, F_OK)) {
+		fprintf(stderr, "crashtest: run %s exists: give another --run-id, or --resume %s to finish it\n",
+			o->run_id, o->run_id);
+		return 2;
+	}
+	fsl = strdup(o->filesystems);
 	for (tok = strtok_r(fsl, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save))
 		if (strcmp(tok, "ext4") && strcmp(tok, "xfs") && strcmp(tok, "xfs-reflink")) {
 			fprintf(stderr, "crashtest: unknown filesystem '%s' (ext4, xfs, xfs-reflink)\n", tok);
 			return 2;
 		}
 	free(fsl);
-	o.filesystems = fss, o.scenarios = only, o.platform = platform, o.mode = mode;
-	o.program = program, o.check = check, o.cflags = cflags, o.ldlibs = ldlibs;
-	snprintf(o.run_id, sizeof(o.run_id), "%s", run_id);
-	snprintf(o.run_dir, sizeof(o.run_dir), "%s", run_dir);
-	o.resume = resume;
-	options = crash_run_options(&o);
-	snprintf(path, sizeof(path), "%s/crash", run_dir);
-	if (resume && access(run_dir, F_OK)) {
+	t->options = crash_run_options(o);
+	snprintf(path, sizeof(path), "%s/crash", o->run_dir);
+	if (o->resume && access(o->run_dir, F_OK)) {
 		fprintf(stderr, "crashtest: nothing to resume at %s: give the run id of a run under --results (%s)\n",
-			run_dir, results);
+			o->run_dir, t->results);
 		return 2;
 	}
-	if (resume && run_dir_make(run_dir, why, sizeof(why)) < 0) {
+	if (o->resume && run_dir_make(o->run_dir, why, sizeof(why)) < 0) {
 		fprintf(stderr, "crashtest: %s\n", why);
 		return 2;
 	}
-	if (resume && crash_resume_open(run_dir, run_id, options, &done) < 0)
+	if (o->resume && crash_resume_open(o->run_dir, o->run_id, t->options, &t->done) < 0)
 		return 2;
-	if (done.complete) {
-		fprintf(stderr, "crashtest: run %s is complete: nothing to resume (results: %s)\n", run_id, path);
+	if (t->done.complete) {
+		fprintf(stderr, "crashtest: run %s is complete: nothing to resume (results: %s)\n", o->run_id, path);
 		return 0;
 	}
-	if (run_dir_make(run_dir, why, sizeof(why)) < 0 || run_dir_make(path, why, sizeof(why)) < 0) {
+	if (run_dir_make(o->run_dir, why, sizeof(why)) < 0 || run_dir_make(path, why, sizeof(why)) < 0) {
 		fprintf(stderr, "crashtest: %s\n", why);
 		return 2;
 	}
 	/* What ran where, as bench records it: reports read it. A resumed run
 	 * keeps the record of the run it finishes. */
-	if (!resume) {
-		rc = crash_run_record(&o, why, options);
+	if (!o->resume) {
+		int rc = crash_run_record(o, t->accel_why, t->options);
+
 		if (rc)
 			return rc;
 	}
-	/* A user's program is one scenario whose every image must be intact. */
-	if (program) {
-		snprintf(path, sizeof(path), "%s/user", run_dir);
-		snprintf(prog_bin, sizeof(prog_bin), "%s/user/program", run_dir);
-		snprintf(check_bin, sizeof(check_bin), "%s/user/check", run_dir);
-		if (run_dir_make(path, why, sizeof(why)) < 0) {
-			fprintf(stderr, "crashtest: %s\n", why);
-			return 2;
-		}
-		if (user_program_build(program, prog_bin, cflags, ldlibs) < 0 ||
-		    (check && user_program_build(check, check_bin, cflags, ldlibs) < 0))
-			return 2;
-		st.program = prog_bin;
-		user_check = check ? check_bin : NULL;
-		ns = 1;
-		snprintf(sc[0].name, sizeof(sc[0].name), "program");
-		snprintf(sc[0].job, sizeof(sc[0].job), "%s", program);
-		snprintf(sc[0].mode, sizeof(sc[0].mode), "%s", mode);
-		snprintf(sc[0].expect, sizeof(sc[0].expect), "intact");
-		snprintf(sc[0].platform, sizeof(sc[0].platform), "%s", platform ? platform : "eadr");
-		snprintf(sc[0].fs, sizeof(sc[0].fs), "*");
-		sc[0].kernel[0] = '\0';
-		only = NULL;
-	}
-	{
-		/* The checker guests boot while the first writer runs, and stay up
-		 * to the last scenario. Every golden image has the same namespace,
-		 * so any of them will do to boot with. */
-		char *first = strdup(fss);
+	t->held = json_array_size(t->done.rows);
+	return GO_ON;
+}
 
-		pool_opts = (struct checker_options){ .build = o.build, .accel = o.accel, .kernel = o.checker_kernel,
-						      .golden = pool_golden, .dir = pool_dir, .check = user_check,
-						      .parallel = o.checkers };
-		snprintf(pool_golden, sizeof(pool_golden), "%s/images/%s.img", o.build, strtok_r(first, " ,", &save));
-		snprintf(pool_dir, sizeof(pool_dir), "%s/crash", run_dir);
-		free(first);
-	}
-	held = json_array_size(done.rows);
-	fsl = strdup(fss);
-	for (tok = strtok_r(fsl, " ,", &save); tok && !stopped; tok = strtok_r(NULL, " ,", &save)) {
-		for (i = 0; i < ns; i++) {
-			json_t *row;
+/* A user's program is one scenario whose every image must be intact. */
+static int build_program(struct crashtest *t)
+{
+	struct crash_options *o = &t->opt;
+	struct scenario *sc = &t->sc[0];
+	char path[1200], why[1400];
 
-			if ((only && !word_in_list(only, sc[i].name)) || (platform && strcmp(platform, sc[i].platform)))
-				continue;
-			if (strcmp(sc[i].fs, "*") && !word_in_list(sc[i].fs, tok))
-				continue;
-			if (resume && (row = crash_resume_row(&done, sc[i].name, tok))) {
-				fprintf(stderr, "crashtest: %s on %s: judged before the interruption, kept\n", sc[i].name,
-					tok);
-				json_array_append(rows, row);
-				continue;
-			}
-			snprintf(path, sizeof(path), "%s/crash/%s__%s", run_dir, sc[i].name, tok);
-			if (resume && crash_resume_clear(path) < 0) {
-				failures++;
-				continue;
-			}
-			/* Booted with the first writer that runs: a resume with
-			 * every scenario judged needs none. */
-			if (!pool_tried) {
-				st.pool = checker_pool_start(&pool_opts);
-				pool_tried = 1;
-			}
-			fprintf(stderr, "crashtest: %s on %s (%s) ...\n", sc[i].name, tok, sc[i].mode);
-			if (!program && scenario_is_program(&sc[i])) {
-				if (program_row_begin(&st, &sc[i], run_dir, &pool_opts, &row_opts, prog_bin, check_bin,
-						      sizeof(prog_bin)) < 0) {
-					failures++;
-					continue;
-				}
-			}
-			row = crash_scenario_run(&st, &sc[i], tok);
-			if (!program)
-				st.program = NULL, st.row_checker = NULL;
-			snprintf(where, sizeof(where), "%s on %s", sc[i].name, tok);
-			if (!row && st.disk_full[0]) {
-				crash_say_stopped(&o, where, st.disk_full, 1, held, 0);
-				stopped = 1;
-				break;
-			}
-			if (!row) {
-				failures++;
-				continue;
-			}
-			json_array_append_new(rows, row);
-			/* A consistent partial summary after every scenario; the
-			 * scenario is judged once its row is saved, and not before. */
-			rc = crash_summary_partial(&o, rows, why, sizeof(why), &full);
-			if (rc < 0) {
-				crash_say_stopped(&o, where, why, full, held, 0);
-				stopped = 1;
-				break;
-			}
-			held = json_array_size(rows);
-			fprintf(stderr, "crashtest: %s: %lld images, %lld acks, %.0f s\n", where,
-				(long long)json_integer_value(json_object_get(row, "images")),
-				(long long)json_integer_value(json_object_get(row, "acks")),
-				json_real_value(json_object_get(row, "seconds")));
-		}
+	snprintf(path, sizeof(path), "%s/user", o->run_dir);
+	snprintf(t->prog_bin, sizeof(t->prog_bin), "%s/user/program", o->run_dir);
+	snprintf(t->check_bin, sizeof(t->check_bin), "%s/user/check", o->run_dir);
+	if (run_dir_make(path, why, sizeof(why)) < 0) {
+		fprintf(stderr, "crashtest: %s\n", why);
+		return 2;
 	}
+	if (user_program_build(o->program, t->prog_bin, o->cflags, o->ldlibs) < 0 ||
+	    (o->check && user_program_build(o->check, t->check_bin, o->cflags, o->ldlibs) < 0))
+		return 2;
+	t->st.program = t->prog_bin;
+	t->ns = 1;
+	snprintf(sc->name, sizeof(sc->name), "program");
+	snprintf(sc->job, sizeof(sc->job), "%s", o->program);
+	snprintf(sc->mode, sizeof(sc->mode), "%s", o->mode);
+	snprintf(sc->expect, sizeof(sc->expect), "intact");
+	snprintf(sc->platform, sizeof(sc->platform), "%s", o->platform ? o->platform : "eadr");
+	snprintf(sc->fs, sizeof(sc->fs), "*");
+	sc->kernel[0] = '\0';
+	t->only = NULL;
+	return GO_ON;
+}
+
+/*
+ * The checker guests boot while the first writer runs, and stay up to the
+ * last scenario. Every golden image has the same namespace, so any of them
+ * will do to boot with.
+ */
+static void plan_checkers(struct crashtest *t)
+{
+	const struct crash_options *o = &t->opt;
+	char *first = strdup(o->filesystems), *save;
+
+	t->pool_opts = (struct checker_options){ .build = o->build, .accel = o->accel, .kernel = o->checker_kernel,
+						 .golden = t->pool_golden, .dir = t->pool_dir,
+						 .check = o->program && o->check ? t->check_bin : NULL,
+						 .parallel = o->checkers };
+	snprintf(t->pool_golden, sizeof(t->pool_golden), "%s/images/%s.img", o->build, strtok_r(first, " ,", &save));
+	snprintf(t->pool_dir, sizeof(t->pool_dir), "%s/crash", o->run_dir);
+	free(first);
+}
+
+/*
+ * A program row of the scenario table (the CoW cases): its program and
+ * checker are built into the run's user/<scenario>/, and its images go to
+ * checker guests of its own, which carry its checker.
+ */
+static int program_row_begin(struct crashtest *t, const struct scenario *sc)
+{
+	char dir[1100], why[1200];
+
+	snprintf(dir, sizeof(dir), "%s/user", t->opt.run_dir);
+	if (run_dir_make(dir, why, sizeof(why)) < 0) {
+		fprintf(stderr, "crashtest: %s\n", why);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s/user/%s", t->opt.run_dir, sc->name);
+	if (run_dir_make(dir, why, sizeof(why)) < 0) {
+		fprintf(stderr, "crashtest: %s\n", why);
+		return -1;
+	}
+	snprintf(t->prog_bin, sizeof(t->prog_bin), "%s/program", dir);
+	snprintf(t->check_bin, sizeof(t->check_bin), "%s/check", dir);
+	if (user_program_build(sc->job, t->prog_bin, NULL, NULL) < 0 ||
+	    user_program_build(sc->check, t->check_bin, NULL, NULL) < 0)
+		return -1;
+	t->row_opts = t->pool_opts;
+	t->row_opts.check = t->check_bin;
+	if (sc->kernel[0])
+		t->row_opts.kernel = sc->kernel;
+	t->st.program = t->prog_bin;
+	t->st.row_checker = &t->row_opts;
+	return 0;
+}
+
+/* One scenario on one filesystem, its row saved: 0, or -1 when the run stops. */
+static int run_one(struct crashtest *t, const struct scenario *sc, const char *fs)
+{
+	const struct crash_options *o = &t->opt;
+	char path[1200], where[200], why[1400];
+	json_t *row;
+	int full;
+
+	if (o->resume && (row = crash_resume_row(&t->done, sc->name, fs))) {
+		fprintf(stderr, "crashtest: %s on %s: judged before the interruption, kept\n", sc->name, fs);
+		json_array_append(t->rows, row);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/crash/%s__%s", o->run_dir, sc->name, fs);
+	if (o->resume && crash_resume_clear(path) < 0) {
+		t->failures++;
+		return 0;
+	}
+	/* Booted with the first writer that runs: a resume with every
+	 * scenario judged needs none. */
+	if (!t->pool_tried) {
+		t->st.pool = checker_pool_start(&t->pool_opts);
+		t->pool_tried = 1;
+	}
+	fprintf(stderr, "crashtest: %s on %s (%s) ...\n", sc->name, fs, sc->mode);
+	if (!o->program && scenario_is_program(sc) && program_row_begin(t, sc) < 0) {
+		t->failures++;
+		return 0;
+	}
+	row = crash_scenario_run(&t->st, sc, fs);
+	if (!o->program)
+		t->st.program = NULL, t->st.row_checker = NULL;
+	snprintf(where, sizeof(where), "%s on %s", sc->name, fs);
+	if (!row && t->st.disk_full[0]) {
+		crash_say_stopped(o, where, t->st.disk_full, 1, t->held, 0);
+		return -1;
+	}
+	if (!row) {
+		t->failures++;
+		return 0;
+	}
+	json_array_append_new(t->rows, row);
+	/* A consistent partial summary after every scenario; the scenario is
+	 * judged once its row is saved, and not before. */
+	if (crash_summary_partial(o, t->rows, why, sizeof(why), &full) < 0) {
+		crash_say_stopped(o, where, why, full, t->held, 0);
+		return -1;
+	}
+	t->held = json_array_size(t->rows);
+	fprintf(stderr, "crashtest: %s: %lld images, %lld acks, %.0f s\n", where,
+		(long long)json_integer_value(json_object_get(row, "images")),
+		(long long)json_integer_value(json_object_get(row, "acks")),
+		json_real_value(json_object_get(row, "seconds")));
+	return 0;
+}
+
+/* Filesystem by filesystem, every row chosen for it: 0, or -1 when the run stopped. */
+static int run_scenarios(struct crashtest *t)
+{
+	char *fsl = strdup(t->opt.filesystems), *fs, *save;
+	int i, stopped = 0;
+
+	for (fs = strtok_r(fsl, " ,", &save); fs && !stopped; fs = strtok_r(NULL, " ,", &save))
+		for (i = 0; i < t->ns && !stopped; i++)
+			if (row_chosen(t, &t->sc[i]) && runs_on(&t->sc[i], fs))
+				stopped = run_one(t, &t->sc[i], fs) < 0;
 	free(fsl);
-	if (stopped) {
-		int guests;
-		double boot_s;
+	return stopped ? -1 : 0;
+}
 
-		if (st.pool)
-			checker_pool_stop(st.pool, &guests, &boot_s);
-		json_decref(rows);
-		json_decref(options);
-		crash_resume_free(&done);
-		return 1;
-	}
-	{
-		double boot_s = 0;
-		int guests = 0;
+int cmd_crashtest(int argc, char **argv)
+{
+	struct crashtest t = {
+		.opt = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "auto", .mode = "shared",
+			 .seed = 1, .adr = { .subsets = 20, .fence_max = 4, .fence_period = 200 } },
+		.results = "results/runs",
+		.rows = json_array(),
+		.t0 = now_s(),
+	};
+	int rc, stopped, guests = 0;
+	double boot_s = 0;
 
-		if (st.pool)
-			checker_pool_stop(st.pool, &guests, &boot_s);
-		rc = crash_summary_finish(&o, rows, t0, guests, boot_s, held, failures);
-		json_decref(options);
-		crash_resume_free(&done);
-		json_decref(rows);
+	t.st.opt = &t.opt;
+	if ((rc = parse_options(&t, argc, argv)) != GO_ON || (rc = check_options(&t)) != GO_ON ||
+	    (rc = choose_scenarios(&t)) != GO_ON || (rc = open_run(&t)) != GO_ON ||
+	    (t.opt.program && (rc = build_program(&t)) != GO_ON))
 		return rc;
-	}
+	plan_checkers(&t);
+	stopped = run_scenarios(&t) < 0;
+	if (t.st.pool)
+		checker_pool_stop(t.st.pool, &guests, &boot_s);
+	json_decref(t.options);
+	crash_resume_free(&t.done);
+	rc = stopped ? 1 : crash_summary_finish(&t.opt, t.rows, t.t0, guests, boot_s, t.held, t.failures);
+	json_decref(t.rows);
+	return rc;
 }
