@@ -134,10 +134,13 @@ if [ ! -e "$img" ]; then
 	mv "$img.tmp" "$img"
 	rm -rf "$stage"
 	trap - EXIT
-	# Keep the four newest images: each key is a tree or recipe once used.
-	find "$cache/xfstests" -maxdepth 1 -name "root-*.img" -printf "%T@ %p\n" | sort -rn | tail -n +5 |
-		cut -d" " -f2- | xargs -r rm -f
 fi
+# Keep the four images used last, this one among them: a cached image is
+# marked as used now, or a test that builds a planted image after taking
+# the default one from the cache would see the default one pruned.
+touch -c "$img"
+find "$cache/xfstests" -maxdepth 1 -name "root-*.img" -printf "%T@ %p\n" | sort -rn | tail -n +5 |
+	cut -d" " -f2- | awk -v keep="$img" '$0 != keep' | xargs -r rm -f
 
 mkdir -p "$(dirname "$link")"
 ln -sfn "$img" "$link"
