@@ -39,11 +39,33 @@ static void argv_add(struct argv *a, const char *fmt, ...)
 	a->v[a->n] = NULL;
 }
 
+/*
+ * A path inside a QEMU option list: QEMU reads a comma as the start of the
+ * next option, and ",," as one comma. Returned string is the caller's.
+ */
+static char *opt_path(const char *path)
+{
+	char *out = malloc(2 * strlen(path) + 1), *o = out;
+
+	if (!out)
+		abort();
+	for (; *path; path++) {
+		*o++ = *path;
+		if (*path == ',')
+			*o++ = ',';
+	}
+	*o = '\0';
+	return out;
+}
+
 /* A chardev that connects to a socket the harness already listens on. */
 static void add_port(struct argv *a, const char *id, const char *path, const char *name)
 {
+	char *p = opt_path(path);
+
 	argv_add(a, "-chardev");
-	argv_add(a, "socket,id=%s,path=%s", id, path);
+	argv_add(a, "socket,id=%s,path=%s", id, p);
+	free(p);
 	argv_add(a, "-device");
 	argv_add(a, "virtserialport,bus=vser.0,chardev=%s,name=%s", id, name);
 }
@@ -55,15 +77,20 @@ static void add_port(struct argv *a, const char *id, const char *path, const cha
  */
 static void add_nvdimm(struct argv *a, const char *id, int slot, const char *path, unsigned long long size)
 {
+	char *p = opt_path(path);
+
 	/* No pmem=on: the backing file is on an ordinary filesystem. */
 	argv_add(a, "-object");
-	argv_add(a, "memory-backend-file,id=%smem,share=on,mem-path=%s,size=%llu", id, path, size);
+	argv_add(a, "memory-backend-file,id=%smem,share=on,mem-path=%s,size=%llu", id, p, size);
+	free(p);
 	argv_add(a, "-device");
 	argv_add(a, "nvdimm,id=%s,memdev=%smem,slot=%d,label-size=%llu", id, id, slot, NVDIMM_LABEL_SIZE);
 }
 
 int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 {
+	char *qmp;
+
 	if (!c->binary || !c->kernel || !c->initrd || !c->accel ||
 	    !c->qmp_socket || !c->ctl_socket || !c->out_socket || !c->mem_mib)
 		return -1;
@@ -86,7 +113,7 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 	argv_add(a, "%s", c->accel);
 	/* -cpu host aborts on MSR 0x10a under nested KVM; max works for both. */
 	argv_add(a, "-cpu");
-	argv_add(a, "max");
+	argv_add(a, "%s", c->cpu ? c->cpu : "max");
 	argv_add(a, "-smp");
 	argv_add(a, "%u", c->cpus ? c->cpus : 1);
 	argv_add(a, "-M");
@@ -107,8 +134,10 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 	argv_add(a, "stdio,id=con,signal=off");
 	argv_add(a, "-serial");
 	argv_add(a, "chardev:con");
+	qmp = opt_path(c->qmp_socket);
 	argv_add(a, "-chardev");
-	argv_add(a, "socket,id=qmp,path=%s", c->qmp_socket);
+	argv_add(a, "socket,id=qmp,path=%s", qmp);
+	free(qmp);
 	argv_add(a, "-mon");
 	argv_add(a, "chardev=qmp,mode=control");
 	argv_add(a, "-device");
@@ -116,9 +145,12 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 	add_port(a, "ctl", c->ctl_socket, "pmem.ctl");
 	add_port(a, "out", c->out_socket, "pmem.out");
 	if (c->root_image) {
+		char *root = opt_path(c->root_image);
+
 		argv_add(a, "-object");
 		argv_add(a, "memory-backend-file,id=rootmem,share=off,mem-path=%s,size=%llu",
-			 c->root_image, c->root_size);
+			 root, c->root_size);
+		free(root);
 		argv_add(a, "-device");
 		argv_add(a, "nvdimm,id=root,memdev=rootmem,slot=%d", NVDIMM_ROOT_SLOT);
 	}

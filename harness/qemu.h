@@ -20,6 +20,8 @@ struct qemu_config {
 	unsigned long long nvdimm_size;	/* backing file size, label included */
 	unsigned int mem_mib;
 	unsigned int cpus;
+	/* -cpu MODEL[,features]; NULL means "max". */
+	const char *cpu;
 	const char *qmp_socket;		/* the harness listens, QEMU connects */
 	const char *ctl_socket;
 	const char *out_socket;

@@ -162,7 +162,7 @@ int main(void)
 	struct argv a;
 	const char *s;
 
-	tap_plan(13 + 8 + 4);
+	tap_plan(16 + 8 + 4);
 	tap_result(qemu_build_argv(&c, &a) == 0 ? TAP_PASS : TAP_FAIL, "complete config builds", NULL);
 	tap_result(a.v[a.n] == NULL ? TAP_PASS : TAP_FAIL, "argv is NULL-terminated", NULL);
 	s = arg_after(&a, "-M", "q35");
@@ -194,6 +194,21 @@ int main(void)
 	tap_result(!arg_after(&a, "-device", "nvdimm") && arg_after(&a, "-M", "q35") &&
 		   !strcmp(arg_after(&a, "-M", "q35"), "q35") ? TAP_PASS : TAP_FAIL,
 		   "no NVDIMM when none is asked for", NULL);
+	argv_free(&a);
+
+	/* A comma in a path is doubled, or QEMU reads the rest as options. */
+	c = base;
+	c.nvdimm = "/r/a,b/nvdimm.img";
+	c.qmp_socket = "/run/x,y/qmp";
+	c.cpu = "max,erms=off";
+	qemu_build_argv(&c, &a);
+	s = arg_after(&a, "-object", "memory-backend-file");
+	tap_result(s && strstr(s, "mem-path=/r/a,,b/nvdimm.img,size=") ? TAP_PASS : TAP_FAIL,
+		   "a comma in the NVDIMM's path is escaped", s);
+	s = arg_after(&a, "-chardev", "socket,id=qmp");
+	tap_result(s && !strcmp(s, "socket,id=qmp,path=/run/x,,y/qmp") ? TAP_PASS : TAP_FAIL,
+		   "a comma in a socket path is escaped", s);
+	tap_result(arg_after(&a, "-cpu", "max,erms=off") ? TAP_PASS : TAP_FAIL, "a CPU model given is used", NULL);
 	argv_free(&a);
 
 	c = base;
