@@ -23,7 +23,13 @@ for f in "$B/kernels/$kernel/bzImage" "$B/initramfs.cpio"; do
 	[ -r "$f" ] || { echo "crashbench: no $f: run 'make kernels images'" >&2; exit 1; }
 done
 key=$({
-	sha256sum "$B/kernels/$kernel/bzImage" "$B/initramfs.cpio" | cut -d' ' -f1
+	# The writer's side only: a new checker must be measured on the same
+	# images as the old one, so its program and job are not in the key.
+	sha256sum "$B/kernels/$kernel/bzImage" vm-images/build-initramfs.sh |
+		cut -d' ' -f1
+	find "$B/guest" vm-images/guest -maxdepth 1 -type f ! -name 'pmem-checker' ! -name 'checker-job.sh' ! -name '*.d' \
+		-print0 | sort -z | xargs -0 sha256sum | cut -d' ' -f1
+	dpkg-query -W -f='${Package} ${Version}\n' fio e2fsprogs xfsprogs ndctl 2>/dev/null || true
 	for fs in $fss; do readlink -f "$B/images/$fs.img"; done
 	for s in $scenarios; do
 		row=$(awk -v s="$s" '$1 == s' crash-inject/scenarios)
