@@ -92,7 +92,10 @@ static int run(char *const argv[], const char *dir, const char *log, const char 
 static int fsck(const struct target *t)
 {
 	char *e2fsck[] = { "e2fsck", "-fn", (char *)t->dev, NULL };
-	char *xfs_repair[] = { "xfs_repair", "-n", (char *)t->dev, NULL };
+	/* -P: no prefetch threads. They read ahead for disks; on a memory-speed
+	 * device in a one-CPU guest they only add thread start-up, a third of
+	 * xfs_repair's time here. The checks done are the same. */
+	char *xfs_repair[] = { "xfs_repair", "-n", "-P", (char *)t->dev, NULL };
 
 	return run(strcmp(t->fs, "ext4") ? xfs_repair : e2fsck, NULL, "/tmp/fsck.log", NULL);
 }
