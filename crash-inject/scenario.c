@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "scenario.h"
+#include "../workloads/pmem_map.h"
 
 int scenario_is_program(const struct scenario *s)
 {
@@ -13,11 +14,32 @@ int scenario_is_program(const struct scenario *s)
 	return n > 2 && !strcmp(s->job + n - 2, ".c");
 }
 
+/*
+ * A row that names a mode, platform or expectation nothing knows would run
+ * as something else (an unknown mode maps like "-"), so it stops the load.
+ */
+static int row_valid(const struct scenario *s, int lineno)
+{
+	const char *what = NULL, *known = NULL;
+
+	if (strcmp(s->mode, "-") && !map_mode_find(s->mode))
+		what = s->mode, known = "-, or a mode of workloads/pmem_map.c";
+	else if (strcmp(s->platform, "eadr") && strcmp(s->platform, "adr"))
+		what = s->platform, known = "eadr, adr";
+	else if (strcmp(s->expect, "intact") && strcmp(s->expect, "may-lose") && strcmp(s->expect, "lost"))
+		what = s->expect, known = "intact, may-lose, lost";
+	if (!what)
+		return 1;
+	fprintf(stderr, "crashtest: crash-inject/scenarios line %d: scenario %s: unknown '%s' (known: %s)\n",
+		lineno, s->name, what, known);
+	return 0;
+}
+
 int scenarios_load(struct scenario *s, int max)
 {
 	FILE *f = fopen("crash-inject/scenarios", "r");
 	char line[512];
-	int n = 0;
+	int n = 0, lineno = 0;
 
 	if (!f) {
 		fprintf(stderr, "crashtest: cannot read crash-inject/scenarios (run from the repository top)\n");
@@ -26,12 +48,17 @@ int scenarios_load(struct scenario *s, int max)
 	while (n < max && fgets(line, sizeof(line), f)) {
 		int fields;
 
+		lineno++;
 		if (line[0] == '#')
 			continue;
 		fields = sscanf(line, "%63s %255s %23s %7s %15s %63s %47s", s[n].name, s[n].job, s[n].mode,
 				s[n].platform, s[n].expect, s[n].fs, s[n].kernel);
 		if (fields < 5)
 			continue;
+		if (!row_valid(&s[n], lineno)) {
+			fclose(f);
+			return -1;
+		}
 		/* Job files run on the DAX filesystems of every run. */
 		if (fields == 5 || !strcmp(s[n].fs, "-"))
 			snprintf(s[n].fs, sizeof(s[n].fs), "ext4,xfs");

@@ -14,7 +14,8 @@
 #    harness's PMEM_FAULT_PORT fault injection): the writer is marked failed
 #    with the port named, at once rather than at the run timeout, and the
 #    images taken before are judged;
-# and a results directory that belongs to another user is refused before
+# and a results directory that belongs to another user, or a scenario row
+# naming a mode, platform or expectation nothing knows, is refused before
 # any guest boots.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -125,4 +126,24 @@ for id in '../escape' 'a/b' '.hidden' 'two words' $'new\nline' 'x;rm' "$(printf 
 done
 [ "$bad" -eq 0 ]
 tap_ok $? "run ids that are not safe directory names are refused by crashtest and bench, nothing made"
+
+# A scenario row with a mode, platform or expectation nothing knows would
+# run as something else: the table is refused at its line, before any guest.
+rows=$out/rows
+bad=0
+for edit in 's/^(sync-clwb +[^ ]+ +)sync /\1snyc /' 's/^(sync-clwb +[^ ]+ +sync +)eadr /\1eADR /' \
+	's/^(sync-clwb +[^ ]+ +sync +eadr +)intact/\1intakt/'; do
+	rm -rf "$rows" && mkdir -p "$rows/crash-inject"
+	sed -E "$edit" crash-inject/scenarios >"$rows/crash-inject/scenarios"
+	cmp -s crash-inject/scenarios "$rows/crash-inject/scenarios" && { bad=$((bad + 1)); echo "# '$edit' changed no row"; }
+	ln -s "$(cd "$B" && pwd)" "$rows/build"
+	ln -s "$PWD/workloads" "$rows/workloads"
+	(cd "$rows" && "$H" crashtest --scenarios sync-clwb --results "$rows/r" >/dev/null 2>"$rows/err")
+	rc=$?
+	{ [ "$rc" -eq 2 ] && [ "$(wc -l <"$rows/err")" -eq 1 ] &&
+		grep -Eq '^crashtest: crash-inject/scenarios line [0-9]+: scenario sync-clwb: unknown' "$rows/err" &&
+		[ ! -e "$rows/r" ]; } || { bad=$((bad + 1)); echo "# '$edit' was not refused (rc $rc): $(cat "$rows/err")"; }
+done
+[ "$bad" -eq 0 ]
+tap_ok $? "a scenario row with an unknown mode, platform or expectation is refused at its line, nothing run"
 tap_done
