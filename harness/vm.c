@@ -36,9 +36,16 @@
  * line holds and quotes print as '?'. */
 #define LINE_NUL '\x7f'
 
+/* The longest line a log or port is split into by default; longer ones
+ * reach their reader in pieces of this size. */
+#define LINE_MAX_DEFAULT 8191
+
+/* A line being received: buf grows on demand up to max + 1 bytes. */
 struct linebuf {
-	char buf[8192];
-	size_t len;
+	char *buf;
+	size_t len, cap;
+	size_t max;		/* the longest line taken whole */
+	size_t seen;		/* bytes of buf already searched for '\n' */
 };
 
 struct vm {
@@ -243,9 +250,23 @@ static void log_guest(struct vm *vm, FILE *log, unsigned long long *bytes, const
 static int read_lines(int fd, struct linebuf *lb, FILE *log, struct vm *vm,
 		      void (*fn)(struct vm *, const char *))
 {
-	ssize_t n = read(fd, lb->buf + lb->len, sizeof(lb->buf) - lb->len - 1);
 	char *start, *nl;
+	ssize_t n;
 
+	/* Room for a read of a few KiB, up to the longest line taken whole. */
+	if (lb->cap - lb->len < 4097 && lb->cap < lb->max + 1) {
+		size_t want = lb->cap ? 2 * lb->cap : 8192;
+		char *more;
+
+		if (want > lb->max + 1)
+			want = lb->max + 1;
+		more = realloc(lb->buf, want);
+		if (!more)
+			abort();
+		lb->buf = more;
+		lb->cap = want;
+	}
+	n = read(fd, lb->buf + lb->len, lb->cap - lb->len - 1);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 1;
 	if (n <= 0)
@@ -260,20 +281,20 @@ static int read_lines(int fd, struct linebuf *lb, FILE *log, struct vm *vm,
 		*p = LINE_NUL;
 	lb->len += n;
 	lb->buf[lb->len] = '\0';
+	/* Only the new bytes are searched: a long line arrives in many reads. */
 	start = lb->buf;
-	while ((nl = strchr(start, '\n'))) {
+	for (char *p = lb->buf + lb->seen; (nl = memchr(p, '\n', lb->buf + lb->len - p)); p = start = nl + 1) {
 		*nl = '\0';
 		if (nl > start && nl[-1] == '\r')
 			nl[-1] = '\0';
 		fn(vm, start);
-		start = nl + 1;
 	}
 	lb->len -= start - lb->buf;
-	memmove(lb->buf, start, lb->len);
-	if (lb->len == sizeof(lb->buf) - 1) { /* an endless line: take it as is */
-		lb->buf[lb->len] = '\0';
+	memmove(lb->buf, start, lb->len + 1);
+	lb->seen = lb->len;
+	if (lb->len == lb->max) { /* an endless line: take it as is */
 		fn(vm, lb->buf);
-		lb->len = 0;
+		lb->len = lb->seen = 0;
 	}
 	return 1;
 }
@@ -493,6 +514,8 @@ static void cleanup(struct vm *vm)
 		fclose(vm->console_log);
 	if (vm->guest_log)
 		fclose(vm->guest_log);
+	free(vm->con_line.buf);
+	free(vm->ctl_line.buf);
 	unlink(vm->qmp_path);
 	unlink(vm->ctl_path);
 	unlink(vm->out_path);
@@ -540,6 +563,8 @@ int vm_run(struct vm_options *o, struct vm_result *r)
 	qemu.ctl_socket = vm.ctl_path;
 	qemu.out_socket = vm.out_path;
 
+	vm.con_line.max = LINE_MAX_DEFAULT;
+	vm.ctl_line.max = o->hooks && o->hooks->line_max ? o->hooks->line_max : LINE_MAX_DEFAULT;
 	vm.log_max = getenv("PMEM_GUEST_LOG_MAX") ? strtoull(getenv("PMEM_GUEST_LOG_MAX"), NULL, 0) : 0;
 	if (!vm.log_max)
 		vm.log_max = LOG_MAX_DEFAULT;

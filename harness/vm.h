@@ -40,6 +40,10 @@ struct vm_hooks {
 	void *ctx;
 	/* A control line the runner does not handle itself (not hello/exit). */
 	void (*on_line)(void *ctx, struct vm *vm, const char *line);
+	/* The longest control line on_line takes whole (0: 8191 bytes); a
+	 * longer one reaches it in pieces of exactly line_max bytes, the rest of
+	 * the line after them. */
+	size_t line_max;
 	/* Called every tick_ms while the job runs (0: never). */
 	void (*on_tick)(void *ctx, struct vm *vm);
 	int tick_ms;
