@@ -69,8 +69,8 @@ WRITER_SRC := workloads/writer.c workloads/job.c workloads/stats.c workloads/tra
 AGENT_SRC     := workloads/agent.c workloads/channel.c
 SEMANTICS_SRC := tests/guest/semantics.c workloads/pmem_map.c workloads/cpu_flush.c workloads/tracefs.c
 PEER_SRC      := workloads/peer.c workloads/tracefs.c
-VERIFY_SRC    := workloads/verify.c workloads/record_verify.c workloads/record.c
-CHECKER_SRC   := workloads/checker.c workloads/record_verify.c workloads/record.c workloads/channel.c
+VERIFY_SRC    := workloads/verify.c workloads/record_verify.c workloads/json_out.c workloads/record.c
+CHECKER_SRC   := workloads/checker.c workloads/record_verify.c workloads/json_out.c workloads/record.c workloads/channel.c
 
 # The guest programs' objects live apart from the host's, in
 # build/guest-obj/, so that the two sets of flags never mix.
@@ -183,9 +183,10 @@ $(BUILD_DIR)/tests/unit-job-parse: tests/unit/job-parse.c $(WRITER_SRC)
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest,tests/unit/job-parse.c $(filter-out workloads/writer.c,$(WRITER_SRC)),-ljansson -linih -lpmem -lm)
 
-$(BUILD_DIR)/tests/unit-judge-parse: tests/unit/judge-parse.c crash-inject/judge.c
+# With the guest's writer of a file's entry, read back by the loader.
+$(BUILD_DIR)/tests/unit-judge-parse: tests/unit/judge-parse.c crash-inject/judge.c workloads/record_verify.c workloads/json_out.c workloads/record.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/judge-parse.c crash-inject/judge.c,-ljansson)
+	$(call link,$(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/judge-parse.c crash-inject/judge.c workloads/record_verify.c workloads/json_out.c workloads/record.c,-ljansson -lm)
 
 $(BUILD_DIR)/tests/unit-ack-stream: tests/unit/ack-stream.c crash-inject/ack_stream.c
 	@mkdir -p $(@D)
@@ -215,9 +216,9 @@ $(BUILD_DIR)/tests/unit-check-block: tests/unit/check-block.c harness/check_bloc
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/check-block.c harness/check_block.c crash-inject/judge.c,-ljansson)
 
-$(BUILD_DIR)/tests/unit-check-phases: tests/unit/check-phases.c crash-inject/check_phases.c results/stats.c
+$(BUILD_DIR)/tests/unit-check-phases: tests/unit/check-phases.c crash-inject/check_phases.c crash-inject/judge.c results/stats.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/check-phases.c crash-inject/check_phases.c results/stats.c,-ljansson -lm)
+	$(call link,$(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/check-phases.c crash-inject/check_phases.c crash-inject/judge.c results/stats.c,-ljansson -lm)
 
 $(BUILD_DIR)/tests/unit-record-crc: tests/unit/record-crc.c workloads/record.c
 	@mkdir -p $(@D)
@@ -259,7 +260,7 @@ $(BUILD_DIR)/fuzz/fuzz-ack-line: tests/fuzz/ack-line.c crash-inject/ack_stream.c
 $(BUILD_DIR)/fuzz/fuzz-console: tests/fuzz/console.c harness/console.c
 	@mkdir -p $(@D)
 	$(call fuzz_link,-Iharness,)
-$(BUILD_DIR)/fuzz/fuzz-check-phases: tests/fuzz/check-phases.c crash-inject/check_phases.c results/stats.c
+$(BUILD_DIR)/fuzz/fuzz-check-phases: tests/fuzz/check-phases.c crash-inject/check_phases.c crash-inject/judge.c results/stats.c
 	@mkdir -p $(@D)
 	$(call fuzz_link,-Icrash-inject,-ljansson -lm)
 $(BUILD_DIR)/fuzz/fuzz-results: tests/fuzz/results.c results/series.c results/stats.c results/verdicts.c results/table.c
@@ -277,9 +278,9 @@ $(BUILD_DIR)/fuzz/fuzz-crash-resume: tests/fuzz/crash-resume.c harness/crash_res
 $(BUILD_DIR)/fuzz/fuzz-xfstests-doc: tests/fuzz/xfstests-doc.c results/xfstests.c results/table.c
 	@mkdir -p $(@D)
 	$(call fuzz_link,-Iresults,-ljansson -lm)
-$(BUILD_DIR)/fuzz/fuzz-check-block: tests/fuzz/check-block.c harness/check_block.c
+$(BUILD_DIR)/fuzz/fuzz-check-block: tests/fuzz/check-block.c harness/check_block.c crash-inject/judge.c
 	@mkdir -p $(@D)
-	$(call fuzz_link,-DCHECK_BLOCK_MAX=512 -Iharness,)
+	$(call fuzz_link,-DCHECK_BLOCK_MAX=512 -Iharness,-ljansson)
 
 # make fuzz [FUZZ_SECONDS=N]: every target for N seconds (make test: 30 s each).
 fuzz: $(FUZZ_TARGETS)

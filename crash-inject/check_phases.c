@@ -1,37 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A checker's time per image, by step: see check_phases.h. */
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "../results/stats.h"
 #include "check_phases.h"
 
 const char *const check_phase_names[NPHASES] = { "write", "mount", "verify", "umount", "fsck", "round" };
-
-static int sane(double ms)
-{
-	return isfinite(ms) && ms >= 0 && ms < 3600e3;
-}
-
-void check_phases_parse(const char *block, struct check_phases *p)
-{
-	const char *line;
-	double v[4];
-
-	p->have_guest = 0;
-	for (line = block; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		if (strncmp(line, "phase ", 6))
-			continue;
-		if (sscanf(line, "phase mount %lf verify %lf umount %lf fsck %lf", &v[0], &v[1], &v[2], &v[3]) != 4 ||
-		    !sane(v[0]) || !sane(v[1]) || !sane(v[2]) || !sane(v[3]))
-			return;
-		memcpy(&p->ms[PHASE_MOUNT], v, sizeof(v));
-		p->have_guest = 1;
-		return;
-	}
-}
 
 json_t *check_phases_json(const struct check_phases *p, size_t n)
 {

@@ -2,8 +2,8 @@
 /*
  * Where a checker's time per image goes: the host's write of the image into
  * the checker's NVDIMM, and the guest's own steps as pmem-checker reports
- * them on its "phase" line (guest milliseconds; under TCG only their ratios
- * and the host's wall time mean anything).
+ * them in its document on the image, "phase" (judge.h; guest milliseconds:
+ * under TCG only their ratios and the host's wall time mean anything).
  */
 #ifndef PMEM_CHECK_PHASES_H
 #define PMEM_CHECK_PHASES_H
@@ -16,18 +16,17 @@
  * (its report, the protocol, the guest's clock running apart from ours). */
 enum { PHASE_WRITE, PHASE_MOUNT, PHASE_VERIFY, PHASE_UMOUNT, PHASE_FSCK, PHASE_ROUND, NPHASES };
 
+/* The guest's figures come with its report (check_report_load(), judge.h):
+ * missing, malformed or absurd ones (negative, not finite, over an hour)
+ * leave have_guest 0, for the guest is not trusted to report sane numbers. */
 struct check_phases {
 	double ms[NPHASES];
-	int have_guest;		/* the guest's phase line was read */
+	int have_guest;		/* the guest's phases were read and believed */
 	int have_round;		/* the guest asked again after this image */
 };
 
 extern const char *const check_phase_names[NPHASES];
 
-/* Read the guest's "phase ..." line out of one image's report block. A
- * missing, malformed or absurd line (negative, not finite, over an hour)
- * leaves have_guest 0: the guest is not trusted to report sane numbers. */
-void check_phases_parse(const char *block, struct check_phases *p);
 /* { "write": {n, median, min, max}, ... } over the n entries that have them. */
 json_t *check_phases_json(const struct check_phases *p, size_t n);
 

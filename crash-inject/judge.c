@@ -1,33 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The verdict on one crash image: see judge.h. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_phases.h"
 #include "judge.h"
 
 #define SEQ_LIST_MAX 64	/* seq numbers listed per kind; the count is exact */
 
 /*
- * A slot line is "<slot> <state> <seq>", or "<first>-<last> <state> <seq>"
- * for a run of slots that all hold the same (pmem-checker writes runs of
- * zero slots that way). The guest is not trusted: a slot past
- * JUDGE_MAX_SLOTS or a state that is not V, Z, T or X fails the parse.
+ * A slot run [first, last, state, seq]: all slots from first to last hold
+ * the same (the guest writes runs of equal slots that way). The guest is
+ * not trusted: a slot past JUDGE_MAX_SLOTS, a run that ends before it
+ * starts, a state that is not V, Z, T or X, or runs that together set
+ * more than twice JUDGE_MAX_SLOTS slots (overlapping on purpose, to keep
+ * the host busy) fail the load. A later run overrides an earlier one.
  */
-static int add_slots(struct check_report *r, size_t *cap, unsigned long long first,
+static int add_slots(struct check_report *r, size_t *cap, unsigned long long *work, unsigned long long first,
 		     unsigned long long last, char state, uint64_t seq)
 {
 	if (first > last || last >= JUDGE_MAX_SLOTS || !strchr("VZTX", state) || !state)
 		return -1;
+	*work += last - first + 1;
+	if (*work > 2 * JUDGE_MAX_SLOTS)
+		return -1;
 	if (last >= *cap) {
 		size_t want = *cap ? *cap : 1024;
+		char *slots;
+		uint64_t *seqs;
 
 		while (want <= last)
 			want *= 2;
-		r->slots = realloc(r->slots, want);
-		r->seqs = realloc(r->seqs, want * sizeof(*r->seqs));
-		if (!r->slots || !r->seqs)
+		slots = realloc(r->slots, want);
+		if (slots)
+			r->slots = slots;
+		seqs = realloc(r->seqs, want * sizeof(*r->seqs));
+		if (seqs)
+			r->seqs = seqs;
+		if (!slots || !seqs)
 			return -1;
 		*cap = want;
 	}
@@ -42,42 +55,170 @@ static int add_slots(struct check_report *r, size_t *cap, unsigned long long fir
 	return 0;
 }
 
-int check_report_parse(const char *text, struct check_report *r)
+static int sane_ms(const json_t *v, double *ms)
 {
-	const char *line = text;
-	size_t cap = 0;
+	if (!json_is_number(v))
+		return 0;
+	*ms = json_number_value(v);
+	return isfinite(*ms) && *ms >= 0 && *ms < 3600e3;
+}
+
+/* The guest's phases, believed only when all four are there and sane:
+ * negative, not finite or over an hour is a guest not to be trusted. */
+static void load_phases(const json_t *phase, struct check_phases *p)
+{
+	static const char *const names[] = { "mount", "verify", "umount", "fsck" };
+	double v[4];
+
+	p->have_guest = 0;
+	for (int k = 0; k < 4; k++)
+		if (!sane_ms(json_object_get(phase, names[k]), &v[k]))
+			return;
+	memcpy(&p->ms[PHASE_MOUNT], v, sizeof(v));
+	p->have_guest = 1;
+}
+
+/* An optional field: absent, or of the type is_type checks. */
+static int optional(const json_t *doc, const char *key, int (*is_type)(const json_t *))
+{
+	const json_t *v = json_object_get(doc, key);
+
+	return !v || is_type(v);
+}
+
+static int is_string(const json_t *v)
+{
+	return json_is_string(v);
+}
+
+static int is_array(const json_t *v)
+{
+	return json_is_array(v);
+}
+
+/* An exit status as the guest's run() gives it: 0 to 255. */
+static int is_status(const json_t *v)
+{
+	return json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= 255;
+}
+
+/* An integer from 0 to max, or -1. */
+static long long bounded(const json_t *v, unsigned long long max)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || (unsigned long long)json_integer_value(v) > max)
+		return -1;
+	return json_integer_value(v);
+}
+
+/* One crash file's entry: NULL, or why it is refused. */
+static const char *load_file(struct check_report *r, const json_t *f, size_t *cap, unsigned long long *work)
+{
+	const json_t *missing = json_object_get(f, "missing"), *slots, *run;
+	size_t i;
+
+	if (!json_is_object(f) || !json_is_string(json_object_get(f, "name")) || !json_is_boolean(missing) ||
+	    !optional(f, "error", is_string))
+		return "a file is not an object with a name, missing true or false, and an error only as a string";
+	if (json_is_true(missing)) {
+		r->nofile = 1;
+		return NULL;
+	}
+	slots = json_object_get(f, "slots");
+	if (bounded(json_object_get(f, "size"), INT64_MAX) < 0 || !json_is_array(slots))
+		return "a file that is there has no size of 0 or more, or no array of slots";
+	r->size = json_integer_value(json_object_get(f, "size"));
+	json_array_foreach(slots, i, run) {
+		long long first = bounded(json_array_get(run, 0), INT64_MAX);
+		long long last = bounded(json_array_get(run, 1), INT64_MAX);
+		const char *state = json_string_value(json_array_get(run, 2));
+		long long seq = bounded(json_array_get(run, 3), INT64_MAX);
+
+		if (json_array_size(run) != 4 || first < 0 || last < 0 || seq < 0 || !state || strlen(state) != 1)
+			return "a slot run is not [first, last, state, seq] of three integers of 0 or more and one letter";
+		if (add_slots(r, cap, work, first, last, state[0], seq) < 0)
+			return "a slot run ends before it starts, past JUDGE_MAX_SLOTS or in too many runs, "
+			       "or its state is not V, Z, T or X";
+	}
+	return NULL;
+}
+
+/* Why doc is no document on image, or NULL. */
+static const char *header(const json_t *doc, long image)
+{
+	const json_t *schema = json_object_get(doc, "schema"), *img = json_object_get(doc, "image");
+	const char *kind = json_string_value(json_object_get(doc, "kind"));
+
+	if (!json_is_object(doc))
+		return "not a JSON object";
+	if (!json_is_integer(schema) || json_integer_value(schema) != CHECK_DOC_SCHEMA)
+		return "another schema than 1: the checker's guest image is older or newer than the harness (make images)";
+	if (!kind || strcmp(kind, "check"))
+		return "its kind is not check";
+	if (!json_is_integer(img) || json_integer_value(img) != image)
+		return "it is not on this image";
+	return NULL;
+}
+
+int check_doc_is_other(const json_t *doc, long image)
+{
+	const json_t *schema = json_object_get(doc, "schema"), *kind = json_object_get(doc, "kind");
+	const json_t *img = json_object_get(doc, "image");
+
+	if (!json_is_integer(schema) || json_integer_value(schema) != CHECK_DOC_SCHEMA)
+		return 0;
+	return (json_is_string(kind) && strcmp(json_string_value(kind), "check")) ||
+	       (json_is_integer(img) && json_integer_value(img) != image);
+}
+
+int check_report_load(const char *text, size_t len, long image, struct check_report *r, struct check_phases *p,
+		      char *why, size_t whylen)
+{
+	const json_t *files, *f, *mounted;
+	unsigned long long work = 0;
+	const char *refused = NULL;
+	size_t cap = 0, i;
+	json_error_t err;
+	json_t *doc;
 
 	memset(r, 0, sizeof(*r));
 	r->fsck_status = -1;
 	r->user_check = -1;
-	while (line && *line) {
-		unsigned long long first, last, seq;
-		char state;
-		int rc;
-
-		if (!strncmp(line, "mount ok", 8))
-			r->mounted = 1;
-		else if (sscanf(line, "usercheck %d", &rc) == 1)
-			r->user_check = rc;
-		else if (sscanf(line, "fsck %d", &rc) == 1)
-			r->fsck_status = rc;
-		else if (!strncmp(line, "nofile", 6))
-			r->nofile = 1;
-		else if (sscanf(line, "size %lld", &r->size) == 1)
-			;
-		else if (sscanf(line, "%llu-%llu %c %llu", &first, &last, &state, &seq) == 4) {
-			if (add_slots(r, &cap, first, last, state, seq) < 0)
-				goto bad;
-		} else if (sscanf(line, "%llu %c %llu", &first, &state, &seq) == 3) {
-			if (add_slots(r, &cap, first, first, state, seq) < 0)
-				goto bad;
-		}
-		line = strchr(line, '\n');
-		if (line)
-			line++;
+	if (p)
+		p->have_guest = 0;
+	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+	if (!doc) {
+		snprintf(why, whylen, "%s", len ? err.text : "empty: no line, or a line of 4 MiB or more");
+		return -1;
 	}
-	return 0;
-bad:
+	refused = header(doc, image);
+	if (refused)
+		goto out;
+	/* The phases are the guest's clock, not its verdict: read whatever
+	 * the rest of the document is. */
+	if (p)
+		load_phases(json_object_get(doc, "phase"), p);
+	mounted = json_object_get(doc, "mounted");
+	files = json_object_get(doc, "files");
+	if (!json_is_boolean(mounted) || !is_status(json_object_get(doc, "fsck")) ||
+	    !optional(doc, "user_check", is_status) || !optional(doc, "files", is_array) ||
+	    !optional(doc, "mount_error", is_string) || !optional(doc, "umount_error", is_string) ||
+	    !optional(doc, "flush_errors", is_array)) {
+		refused = "mounted is not true or false, fsck or user_check not an exit status, "
+			  "or files, mount_error, umount_error or flush_errors of another type";
+		goto out;
+	}
+	r->mounted = json_is_true(mounted);
+	r->fsck_status = json_integer_value(json_object_get(doc, "fsck"));
+	if (json_object_get(doc, "user_check"))
+		r->user_check = json_integer_value(json_object_get(doc, "user_check"));
+	json_array_foreach(files, i, f)
+		if ((refused = load_file(r, f, &cap, &work)))
+			break;
+out:
+	json_decref(doc);
+	if (!refused)
+		return 0;
+	snprintf(why, whylen, "%s", refused);
 	check_report_free(r);
 	return -1;
 }

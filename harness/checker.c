@@ -17,9 +17,10 @@
  *   pool -> slot   "image <i> <fs> <bs> <acked> <files>"   written, check it
  *                  "done"                   let the guest power off
  *
- * The report is what the guest sent between "@@begin i" and "@@end i" on the
- * control port; the slot bounds it and the pool judges it, so an image's
- * verdict exists as soon as its check ends.
+ * The report is the one line, a JSON document on item i (schema in
+ * crash-inject/judge.h), the guest sent on the control port; the slot
+ * bounds it and the pool loads and judges it, so an image's verdict exists
+ * as soon as its check ends.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -114,7 +115,6 @@ static void slot_ask(struct slot *sl, struct vm *vm)
 	if ((nl = strchr(line, '\n')))
 		*nl = '\0';
 	sl->current = strtol(line + 6, NULL, 10);
-	check_block_reset(&sl->block);
 	sl->t_served = now_s();
 	vm_reply(vm, "%s\n", line);
 }
@@ -129,7 +129,7 @@ static void slot_line(void *ctx, struct vm *vm, const char *line)
 	}
 	if (sl->current >= 0 && check_block_line(&sl->block, sl->current, line)) {
 		dprintf(sl->fd, "report %ld %zu\n", sl->current, sl->block.len);
-		write_all(sl->fd, sl->block.buf, sl->block.len);
+		write_all(sl->fd, sl->block.doc, sl->block.len);
 		sl->current = -1;
 	}
 }
@@ -156,13 +156,14 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 {
 	const char *env = getenv("PMEM_CHECK_IMAGE_TIMEOUT");
 	struct slot sl = { .o = o, .fd = fd, .current = -1, .limit = env ? atof(env) : CHECK_IMAGE_TIMEOUT };
-	struct vm_hooks hooks = { .ctx = &sl, .on_line = slot_line, .on_tick = slot_tick, .tick_ms = 500 };
+	/* The report is one line, up to the bound: taken whole. */
+	struct vm_hooks hooks = { .ctx = &sl, .on_line = slot_line, .line_max = CHECK_BLOCK_MAX,
+				  .on_tick = slot_tick, .tick_ms = 500 };
 	char *script = checker_script(o);
 	int attempt;
 
 	sl.from_pool = fdopen(dup(fd), "r");
-	sl.block.buf = malloc(CHECK_BLOCK_MAX);
-	if (!script || !sl.from_pool || !sl.block.buf)
+	if (!script || !sl.from_pool)
 		return 1;
 	for (attempt = 0; !sl.stop && attempt < SLOT_MAX_GUESTS; attempt++) {
 		char rdir[1100], kpath[1024], ipath[1024];
@@ -300,20 +301,20 @@ struct checker_pool *checker_pool_start(const struct checker_options *o)
 static void judge_report(struct check_set *set, long i, const char *text, size_t len)
 {
 	struct check_item *it = &set->items[i];
-	char *block = strndup(text, len);
 	struct check_report r;
+	char why[200], msg[512];
 
-	if (!block)
-		abort();
-	check_phases_parse(block, &it->phases);
-	if (!it->verdict && check_report_parse(block, &r) == 0) {
-		it->verdict = judge(&r, set->acks, it->acked < set->nacks ? it->acked : set->nacks);
-		check_report_free(&r);
-	} else if (!it->verdict) {
-		it->verdict = failure("the checker's report on this image is malformed or out of bounds: "
-				      "rerun it with the image's recheck command and read its guest.log");
+	if (check_report_load(text, len, i, &r, &it->phases, why, sizeof(why)) < 0) {
+		if (!it->verdict) {
+			snprintf(msg, sizeof(msg), "the checker's report on this image is refused (%s): "
+				 "rerun it with the image's recheck command and read its guest.log", why);
+			it->verdict = failure(msg);
+		}
+		return;
 	}
-	free(block);
+	if (!it->verdict)
+		it->verdict = judge(&r, set->acks, it->acked < set->nacks ? it->acked : set->nacks);
+	check_report_free(&r);
 }
 
 /* The share's item is over, judged or not. */

@@ -82,14 +82,14 @@ run=$out/c/crash
 "$H" crashtest "${args[@]}" --run-id c >/dev/null 2>"$out/checking.err" &
 victim=$!
 for _ in $(seq 1500); do
-	n=$(grep -c '^@@end' "$run/checker-0.0/guest.log" 2>/dev/null)
+	n=$(grep -c '^{"schema":1,"kind":"check"' "$run/checker-0.0/guest.log" 2>/dev/null)
 	[ "${n:-0}" -ge 2 ] && break
 	sleep 0.2
 done
 kill -KILL "$victim"
 wait "$victim" 2>/dev/null
 pkill -KILL -f "mem-path=$out/c/" && sleep 1
-judged=$(grep -c '^@@end' "$run/checker-0.0/guest.log" 2>/dev/null)
+judged=$(grep -c '^{"schema":1,"kind":"check"' "$run/checker-0.0/guest.log" 2>/dev/null)
 echo "# killed after the checker reported on ${judged:-0} ext4 images"
 [ ! -e "$run/summary.json" ] && [ "${judged:-0}" -ge 2 ]
 tap_ok $? "killed while the checker judges the first scenario: no summary, nothing taken for judged"

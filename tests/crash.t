@@ -150,7 +150,7 @@ tap_ok $? "a checker hang is the verdict of its image; the other images are stil
 kdir=$out/killed/crash
 (
 	for _ in $(seq 600); do
-		ends=$(grep -c '^@@end' "$kdir/checker-0.0/guest.log" 2>/dev/null)
+		ends=$(grep -c '^{"schema":1,"kind":"check"' "$kdir/checker-0.0/guest.log" 2>/dev/null)
 		[ "${ends:-0}" -ge 3 ] && break
 		sleep 0.2
 	done

@@ -55,7 +55,7 @@ alive() { # pid
 
 # Images the checkers of this attempt reported (started: a file made at its start).
 reported() { # run directory, started
-	find "$1/crash" -path '*/checker-*/guest.log' -newer "$2" -exec grep -h '^@@end' {} + 2>/dev/null | wc -l
+	find "$1/crash" -path '*/checker-*/guest.log' -newer "$2" -exec grep -h '^{"schema":1,"kind":"check"' {} + 2>/dev/null | wc -l
 }
 
 # Guests of a run still up, by pid: none may outlive a harness killed with -9.

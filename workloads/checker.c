@@ -11,11 +11,11 @@
  * `mount -o dax` (journal or log replay by the kernel), every record slot of
  * the crash files read back (record_verify.h) or the user's CHECK program
  * run in the mounted crash directory, umount, and the filesystem's own
- * read-only fsck. Its report for image N is the block the host's judge reads
- * (crash-inject/judge.h), between "@@begin N" and "@@end N", with a
- * "phase" line of guest milliseconds per step. The block goes to the host
- * on the control port, in order with the next request, so the host judges
- * each image as soon as its check ends; a copy goes to stdout (guest.log).
+ * read-only fsck. Its report on image N is one line, the JSON document the
+ * host's judge loads (schema and fields in crash-inject/judge.h), with the
+ * guest milliseconds per step in "phase". The line goes to the host on the
+ * control port, in order with the next request, so the host judges each
+ * image as soon as its check ends; a copy goes to stdout (guest.log).
  *
  * The shell loop it replaces spent most of each image starting programs
  * (pmem-agent, blockdev twice, mount, pmem-verify, umount) under TCG; here
@@ -35,7 +35,12 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "json_out.h"
 #include "record_verify.h"
+
+/* The schema of the document, as crash-inject/judge.h's CHECK_DOC_SCHEMA:
+ * the host refuses any other. */
+#define CHECK_DOC_SCHEMA 1
 
 struct target {
 	const char *fs;		/* this image's: ext4, xfs or xfs-reflink */
@@ -52,15 +57,17 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* The media changed under the kernel: drop every cached block of it. */
-static void flush_buffers(const char *dev, FILE *out)
+/* The media changed under the kernel: drop every cached block of it.
+ * 0, or the errno of the failure. */
+static int flush_buffers(const char *dev)
 {
-	int fd = open(dev, O_RDONLY);
+	int fd = open(dev, O_RDONLY), err = 0;
 
 	if (fd < 0 || ioctl(fd, BLKFLSBUF, 0) < 0)
-		fprintf(out, "flushbufs: %s: %s\n", dev, strerror(errno));
+		err = errno;
 	if (fd >= 0)
 		close(fd);
+	return err;
 }
 
 /* Run argv with stdout and stderr into log, from directory dir; its exit
@@ -100,26 +107,40 @@ static int fsck(const struct target *t)
 	return run(strcmp(t->fs, "ext4") ? xfs_repair : e2fsck, NULL, "/tmp/fsck.log", NULL);
 }
 
-/* The contents of the image: the user's checker, or every crash file's slots. */
+/* The contents of the image: the user's checker ("user_check"), or every
+ * crash file's slots ("files"). */
 static void verify(const struct target *t, const char *bs, const char *acked, char *files, FILE *out)
 {
 	char path[4096], *f, *save;
+	const char *sep = "";
 
 	if (t->check) {
 		char *argv[] = { (char *)t->check, NULL };
 
 		snprintf(path, sizeof(path), "%s/crash", t->mnt);
-		fprintf(out, "usercheck %d\n", run(argv, path, "/tmp/check.log", acked));
+		fprintf(out, ",\"user_check\":%d", run(argv, path, "/tmp/check.log", acked));
 		return;
 	}
-	for (f = strtok_r(files, " ", &save); f; f = strtok_r(NULL, " ", &save)) {
-		fprintf(out, "file %s\n", f);
+	fputs(",\"files\":[", out);
+	for (f = strtok_r(files, " ", &save); f; f = strtok_r(NULL, " ", &save), sep = ",") {
+		fputs(sep, out);
 		snprintf(path, sizeof(path), "%s/%s", t->mnt, f);
-		record_verify_file(path, strtoul(bs, NULL, 0), out);
+		record_verify_json(path, f, strtoul(bs, NULL, 0), out);
 	}
+	fputs("]", out);
 }
 
-/* Send the report of one image to the host, and a copy to guest.log. */
+/* "key":"<what>: <strerror(err)>" after the fields before it. */
+static void put_error(FILE *out, const char *key, const char *what, int err)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "%s: %s", what, strerror(err));
+	fprintf(out, ",\"%s\":", key);
+	json_put_string(out, msg);
+}
+
+/* Send the document on one image to the host, and a copy to guest.log. */
 static int send_report(int ctl, const char *buf, size_t len)
 {
 	fwrite(buf, 1, len, stdout);
@@ -137,36 +158,54 @@ static int send_report(int ctl, const char *buf, size_t len)
 	return 0;
 }
 
-static int check_image(int ctl, const struct target *t, const char *id, const char *bs, const char *acked,
+static int check_image(int ctl, const struct target *t, unsigned long id, const char *bs, const char *acked,
 		       char *files)
 {
 	const char *type = strcmp(t->fs, "ext4") ? "xfs" : "ext4";
 	double t0 = now_ms(), t1, t2, t3;
-	char *buf = NULL;
+	char *buf = NULL, what[512];
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
-	int ret;
+	int flush_err[2], ret;
 
 	if (!out)
 		return -1;
-	fprintf(out, "@@begin %s\n", id);
-	flush_buffers(t->dev, out);
+	fprintf(out, "{\"schema\":%d,\"kind\":\"check\",\"image\":%lu", CHECK_DOC_SCHEMA, id);
+	flush_err[0] = flush_buffers(t->dev);
 	if (mount(t->dev, t->mnt, type, 0, "dax") == 0) {
-		fputs("mount ok\n", out);
+		fputs(",\"mounted\":true", out);
 		t1 = now_ms();
 		verify(t, bs, acked, files, out);
 		t2 = now_ms();
 		if (umount(t->mnt) < 0)
-			fprintf(out, "umount failed: %s\n", strerror(errno));
+			put_error(out, "umount_error", t->mnt, errno);
 	} else {
-		fprintf(out, "mount: %s %s on %s: %s\n", type, t->dev, t->mnt, strerror(errno));
+		int err = errno;
+
+		snprintf(what, sizeof(what), "%s %s on %s", type, t->dev, t->mnt);
+		fputs(",\"mounted\":false", out);
+		put_error(out, "mount_error", what, err);
 		t1 = t2 = now_ms();
 	}
 	t3 = now_ms();
-	flush_buffers(t->dev, out);
-	fprintf(out, "fsck %d\n", fsck(t));
-	fprintf(out, "phase mount %.2f verify %.2f umount %.2f fsck %.2f\n", t1 - t0, t2 - t1, t3 - t2, now_ms() - t3);
-	fprintf(out, "@@end %s\n", id);
+	flush_err[1] = flush_buffers(t->dev);
+	if (flush_err[0] || flush_err[1]) {
+		const char *sep = "";
+
+		fputs(",\"flush_errors\":[", out);
+		for (int k = 0; k < 2; k++) {
+			if (!flush_err[k])
+				continue;
+			snprintf(what, sizeof(what), "%s: %s", t->dev, strerror(flush_err[k]));
+			fputs(sep, out);
+			json_put_string(out, what);
+			sep = ",";
+		}
+		fputs("]", out);
+	}
+	fprintf(out, ",\"fsck\":%d", fsck(t));
+	fprintf(out, ",\"phase\":{\"mount\":%.2f,\"verify\":%.2f,\"umount\":%.2f,\"fsck\":%.2f}}\n",
+		t1 - t0, t2 - t1, t3 - t2, now_ms() - t3);
 	fclose(out);
 	ret = send_report(ctl, buf, len);
 	free(buf);
@@ -188,14 +227,15 @@ int main(int argc, char **argv)
 	if (ctl < 0)
 		return 1;
 	for (;;) {
-		char id[32], fs[16], bs[32], acked[32];
+		char fs[16], bs[32], acked[32];
+		unsigned long id;
 		int n = 0;
 
 		if (channel_printf(ctl, "next\n") < 0 || channel_read_line(ctl, line, sizeof(line)) < 0)
 			return 1;
 		if (!strcmp(line, "done"))
 			return 0;
-		if (sscanf(line, "image %31s %15s %31s %31s %n", id, fs, bs, acked, &n) != 4 || !n ||
+		if (sscanf(line, "image %lu %15s %31s %31s %n", &id, fs, bs, acked, &n) != 4 || !n ||
 		    (strcmp(fs, "ext4") && strcmp(fs, "xfs") && strcmp(fs, "xfs-reflink"))) {
 			fprintf(stderr, "pmem-checker: unexpected reply '%s'\n", line);
 			return 1;

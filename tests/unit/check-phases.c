@@ -1,25 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit test: the checker's phase line and its summary (crash-inject/check_phases.c). */
+/*
+ * Unit test: the checker's phases, read with its document on an image
+ * (crash-inject/judge.c), and their summary (crash-inject/check_phases.c).
+ */
 #include <string.h>
 
 #include "check_phases.h"
+#include "judge.h"
 #include "tap.h"
+
+#define DOC(phase) "{\"schema\":1,\"kind\":\"check\",\"image\":1,\"mounted\":true,\"fsck\":0,\"phase\":" phase "}"
+
+/* Load the phases of text into p: whether the report itself was taken. */
+static int phases(const char *text, struct check_phases *p)
+{
+	struct check_report r;
+	char why[200];
+
+	if (check_report_load(text, strlen(text), 1, &r, p, why, sizeof(why)) < 0)
+		return 0;
+	check_report_free(&r);
+	return 1;
+}
 
 int main(void)
 {
 	struct check_phases p[3] = { { .ms = { 10 } }, { .ms = { 30 } }, { .ms = { 20 } } };
 	json_t *doc, *mount;
+	int ok;
 
-	tap_plan(6);
-	check_phases_parse("@@begin 1\nmount ok\nphase mount 40.5 verify 2 umount 3 fsck 90\n", &p[0]);
+	tap_plan(8);
+	phases(DOC("{\"mount\":40.5,\"verify\":2,\"umount\":3,\"fsck\":90}"), &p[0]);
 	tap_result(p[0].have_guest && p[0].ms[PHASE_MOUNT] == 40.5 && p[0].ms[PHASE_FSCK] == 90 &&
-		   p[0].ms[PHASE_WRITE] == 10 ? TAP_PASS : TAP_FAIL, "a phase line is read, the host's write kept", NULL);
-	check_phases_parse("phase mount 1e400 verify 2 umount 3 fsck 4\n", &p[1]);
-	tap_result(!p[1].have_guest ? TAP_PASS : TAP_FAIL, "an infinite figure is not believed", NULL);
-	check_phases_parse("phase mount -1 verify 2 umount 3 fsck 4\n", &p[1]);
-	tap_result(!p[1].have_guest ? TAP_PASS : TAP_FAIL, "a negative figure is not believed", NULL);
-	check_phases_parse("phase mount 5 verify 2\n", &p[2]);
-	tap_result(!p[2].have_guest ? TAP_PASS : TAP_FAIL, "a short phase line is not believed", NULL);
+		   p[0].ms[PHASE_WRITE] == 10 ? TAP_PASS : TAP_FAIL, "the phases are read, the host's write kept", NULL);
+	/* JSON has no infinity: a figure too large for a double is refused
+	 * by the parser, the document with it. */
+	ok = !phases(DOC("{\"mount\":1e400,\"verify\":2,\"umount\":3,\"fsck\":4}"), &p[1]) && !p[1].have_guest;
+	ok &= phases(DOC("{\"mount\":3600000,\"verify\":2,\"umount\":3,\"fsck\":4}"), &p[1]) && !p[1].have_guest;
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "an infinite figure, or an hour and more, is not believed", NULL);
+	ok = phases(DOC("{\"mount\":-1,\"verify\":2,\"umount\":3,\"fsck\":4}"), &p[1]) && !p[1].have_guest;
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "a negative figure is not believed, the report still taken", NULL);
+	ok = phases(DOC("{\"mount\":5,\"verify\":2}"), &p[2]) && !p[2].have_guest;
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "phases with steps missing are not believed", NULL);
+	ok = phases(DOC("{\"mount\":\"5\",\"verify\":2,\"umount\":3,\"fsck\":4}"), &p[2]) && !p[2].have_guest;
+	ok &= phases(DOC("[5,2,3,4]"), &p[2]) && !p[2].have_guest;
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "phases of the wrong type are not believed", NULL);
+	ok = !phases("{\"schema\":1,\"kind\":\"check\",\"image\":2,\"mounted\":true,\"fsck\":0,"
+		     "\"phase\":{\"mount\":5,\"verify\":2,\"umount\":3,\"fsck\":4}}", &p[2]) && !p[2].have_guest;
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "the phases of a document on another image are not this image's", NULL);
 	doc = check_phases_json(p, 3);
 	mount = json_object_get(doc, "mount");
 	tap_result(json_real_value(json_object_get(json_object_get(doc, "write"), "median_ms")) == 20 &&
