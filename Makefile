@@ -244,8 +244,9 @@ $(BUILD_DIR)/tests/unit-adr-model: tests/unit/adr-model.c crash-inject/adr.c cra
 FUZZ_CC      := clang
 FUZZ_FLAGS   := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS := 60
-# $(call fuzz_link,FLAGS,LIBS): a fuzz target from its sources, and its .d.
-fuzz_link     = $(call link,$(FUZZ_FLAGS) $(1),$^,$(2),$(FUZZ_CC))
+# $(call fuzz_link,FLAGS,LIBS): a fuzz target from its sources, and its .d
+# (whose headers become prerequisites too: only the .c files are compiled).
+fuzz_link     = $(call link,$(FUZZ_FLAGS) $(1),$(filter %.c,$^),$(2),$(FUZZ_CC))
 FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,job check-report ack-line console check-phases results unit-docs bench-resume crash-resume check-block xfstests-doc)
 
 $(BUILD_DIR)/fuzz/fuzz-job: tests/fuzz/job.c $(filter-out workloads/writer.c,$(WRITER_SRC))
