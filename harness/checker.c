@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "../crash-inject/image.h"
+#include "../crash-inject/layout.h"
 #include "check_block.h"
 #include "checker.h"
 #include "embed.h"
@@ -346,7 +347,8 @@ static int hand_over(struct checker_pool *p, struct share *s, size_t i)
 		return -1;
 	}
 	it->phases.ms[PHASE_WRITE] = (now_s() - t) * 1e3;
-	dprintf(s->fd, "image %zu %s %s %zu %s\n", i, set->fs, set->bs, it->acked, set->files);
+	dprintf(s->fd, "image %zu %s %zu %zu %s\n", i, set->fs, crash_record_size(set->acks, set->nacks), it->acked,
+		CRASH_DATA_FILE);
 	s->set = set;
 	s->current = i;
 	s->t_served = now_s();

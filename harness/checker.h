@@ -36,7 +36,8 @@ struct check_item {
 /* One set of images: one scenario on one filesystem. */
 struct check_set {
 	const char *fs;			/* ext4, xfs or xfs-reflink */
-	const char *files, *bs;		/* what the record verifier reads */
+	/* The acks logged before the images; the record verifier walks the
+	 * data file in slots of their length (crash-inject/layout.h). */
 	const struct ack_rec *acks;
 	size_t nacks;
 	struct check_item *items;

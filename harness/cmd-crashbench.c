@@ -148,7 +148,7 @@ static void find_twins(struct bench_row *row)
 
 static void run_pass(struct bench_row *row, int rep, struct checker_pool *pool)
 {
-	struct check_set s = { .fs = row->fs, .files = "crash/data", .bs = "4096", .acks = row->acks,
+	struct check_set s = { .fs = row->fs, .acks = row->acks,
 			       .nacks = row->nacks, .items = row->items, .nitems = row->n,
 			       .write_image = write_file, .ctx = row };
 	double t;

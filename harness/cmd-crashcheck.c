@@ -55,7 +55,7 @@ int cmd_crashcheck(int argc, char **argv)
 	};
 	static struct check_item items[MAX_RECHECK];
 	struct recheck kept = { { 0 } };
-	struct check_set s = { .files = "crash/data", .bs = "4096", .items = items, .write_image = write_kept,
+	struct check_set s = { .items = items, .write_image = write_kept,
 			       .ctx = &kept };
 	/* One guest unless told: the images are checked in the order given. */
 	struct checker_options o = { .kernel = "6.1-aware", .accel = "tcg", .parallel = 1 };

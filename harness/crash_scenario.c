@@ -46,8 +46,7 @@ static int write_checked(void *ctx, size_t i, const char *dst)
  */
 static int check_images(struct crash_scenario_state *st, const char *fs, double *seconds)
 {
-	/* The crash job writes 4 KiB records into crash/data. */
-	struct check_set check = { .fs = fs, .files = "crash/data", .bs = "4096", .acks = st->acks,
+	struct check_set check = { .fs = fs, .acks = st->acks,
 				   .nacks = st->nacks, .items = st->checks, .nitems = st->nimages,
 				   .write_image = write_checked, .ctx = st };
 	double t0 = now_s();

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make crashtest's judge on real guests:
 #  - a program that acknowledges before persisting is caught (lost records);
-#  - its correct twin shows every crash image intact, also when it is given
+#  - its correct twin shows every crash image intact, also with 512-byte
+#    records (verified in slots of the acknowledged length) and when given
 #    as a prebuilt static binary (a dynamic one needing a library the
 #    guests lack is refused in one line);
 #  - planted damage in a known-good image is found: a zeroed record (lost),
@@ -50,6 +51,19 @@ grep -qx "report: $out/late/report/index.html (markdown beside it: report.md)" "
 	jq -e '.kind == "crashtest" and .kernels["6.1-aware"].patches and .qemu.version' "$out/late/run.json" >/dev/null &&
 	grep -q '^| program | [a-z+]* | intact | [0-9]* intact, 0 lost, 0 torn, 0 fs-corrupt of' "$out/late/report/report.md"
 tap_ok $? "crashtest records run.json, writes its report and prints the path"
+
+# Records of 512 bytes: the verifier walks the file in the length the
+# program acknowledged, not in a size the host assumed (it read 4096-byte
+# slots before, and judged every such image lost).
+"$H" crashtest --program tests/fixtures/ack-late.c --cflags -DBS=512 --fs ext4 --results "$out" --run-id bs512 \
+	>"$out/bs512.out" 2>"$out/bs512.err"
+rc=$?
+n=$(jq '.scenarios[0].images' "$out/bs512/crash/summary.json")
+intact=$(jq '.scenarios[0].verdicts.intact' "$out/bs512/crash/summary.json")
+acked=$(jq -s '[.[].acked] | max' "$out"/bs512/crash/program__ext4/image-*.json)
+echo "# $(grep -E '^ *program ' "$out/bs512.out")"
+[ "$rc" -eq 0 ] && [ "$n" -gt 0 ] && [ "$intact" = "$n" ] && [ "${acked:-0}" -gt 0 ]
+tap_ok $? "512-byte records, persisted before acked: all $n images intact, verified in 512-byte slots"
 
 # The same program as a prebuilt static binary, and a dynamic one needing a
 # library the guests do not carry (jq: libjq) refused.
