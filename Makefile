@@ -94,6 +94,7 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-check-block \
 	      $(BUILD_DIR)/tests/unit-record-crc \
 	      $(BUILD_DIR)/tests/unit-user-program \
+	      $(BUILD_DIR)/tests/unit-embed \
 	      $(BUILD_DIR)/tests/unit-xfstests-doc
 
 include harness/plugins/Makefile.inc
@@ -191,6 +192,10 @@ $(BUILD_DIR)/tests/unit-judge-parse: tests/unit/judge-parse.c crash-inject/judge
 $(BUILD_DIR)/tests/unit-ack-stream: tests/unit/ack-stream.c crash-inject/ack_stream.c
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/ack-stream.c crash-inject/ack_stream.c,)
+
+$(BUILD_DIR)/tests/unit-embed: tests/unit/embed.c harness/embed.c
+	@mkdir -p $(@D)
+	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/embed.c harness/embed.c,)
 
 $(BUILD_DIR)/tests/unit-names: tests/unit/names.c harness/names.c
 	@mkdir -p $(@D)

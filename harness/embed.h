@@ -6,7 +6,10 @@
 #include <stdio.h>
 
 /* Append to f the shell lines that recreate bin as the executable dest
- * (the initramfs is fixed; a user's program is not in it). */
+ * (the initramfs is fixed; a user's program is not in it); -1 when bin
+ * cannot be read. dest is the harness's own fixed path. */
 int embed_binary(FILE *f, const char *bin, const char *dest);
+/* in as base64 in 76-character lines, as base64(1) writes it. */
+int base64_encode_file(FILE *in, FILE *out);
 
 #endif
