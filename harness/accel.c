@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "accel.h"
+#include "rundir.h"
 
 #define KVM_PROBE_TIMEOUT 20
 
@@ -27,7 +28,6 @@ static int probe_kvm(const struct qemu_config *base, char *why, size_t wsize)
 		.run_timeout = KVM_PROBE_TIMEOUT,
 	};
 	struct vm_result r;
-	char cmd[128];
 	int ok;
 
 	if (!mkdtemp(dir))
@@ -40,9 +40,8 @@ static int probe_kvm(const struct qemu_config *base, char *why, size_t wsize)
 		snprintf(why, wsize, "KVM probe booted a guest in %.1f s", r.boot_seconds);
 	else
 		snprintf(why, wsize, "KVM probe failed (%s), using TCG", vm_status_name(r.status));
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "harness: could not remove %s\n", dir);
+	if (run_dir_remove(dir) < 0)
+		fprintf(stderr, "harness: could not remove %s: %m\n", dir);
 	return ok;
 }
 

@@ -13,6 +13,7 @@
 #include "../crash-inject/image.h"
 #include "builtin.h"
 #include "checker.h"
+#include "rundir.h"
 
 #define MAX_RECHECK 64
 
@@ -134,13 +135,8 @@ int cmd_crashcheck(int argc, char **argv)
 		bad |= strcmp(json_string_value(json_object_get(v, "verdict")), "intact") != 0;
 	}
 	/* Keep the checker's logs only when a verdict is missing. */
-	if (!missing) {
-		char cmd[1100];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-		if (system(cmd) != 0)
-			fprintf(stderr, "crashcheck: could not remove %s\n", tmp);
-	}
+	if (!missing && run_dir_remove(tmp) < 0)
+		fprintf(stderr, "crashcheck: could not remove %s: %m\n", tmp);
 	free(log);
 	return bad;
 }

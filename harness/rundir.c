@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Run directories: made without a shell, private, and ours (rundir.h). */
+/* Run directories: made and removed without a shell, private, and ours (rundir.h). */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -61,4 +63,30 @@ int run_dir_make(const char *dir, char *why, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+/* The walk's first error; nftw() passes its callback no state of its own. */
+static __thread int remove_errno;
+
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if ((type == FTW_DP || type == FTW_DNR ? rmdir(path) : unlink(path)) < 0 && !remove_errno)
+		remove_errno = errno;
+	return 0;
+}
+
+int run_dir_remove(const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	remove_errno = 0;
+	/* Depth first, links as links, and no other file system entered. */
+	if (nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) < 0)
+		return -1;
+	errno = remove_errno;
+	return remove_errno ? -1 : 0;
 }

@@ -18,4 +18,12 @@
  */
 int run_dir_make(const char *dir, char *why, size_t len);
 
+/*
+ * Remove dir and all it holds, as rm -rf would, without a shell: a symbolic
+ * link is removed as a link, never followed, and the walk stays on dir's
+ * file system. A dir that is not there is already removed. 0, or -1 with
+ * errno from the first removal that failed (the rest is still tried).
+ */
+int run_dir_remove(const char *dir);
+
 #endif

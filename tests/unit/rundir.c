@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit test: run directories are made private and must be ours (harness/rundir.c). */
+/*
+ * Unit test: run directories are made private and must be ours, and are
+ * removed without a shell, links as links (harness/rundir.c).
+ */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "rundir.h"
 #include "tap.h"
@@ -14,6 +19,25 @@ static int mode_of(const char *path)
 	struct stat st;
 
 	return stat(path, &st) < 0 ? -1 : (int)(st.st_mode & 07777);
+}
+
+/* A path under top; four at a time. */
+static const char *in(const char *sub)
+{
+	static char paths[4][512];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(paths[i], sizeof(paths[i]), "%s/%s", top, sub);
+	return paths[i];
+}
+
+static void touch(const char *sub)
+{
+	int fd = open(in(sub), O_WRONLY | O_CREAT, 0644);
+
+	if (fd >= 0)
+		close(fd);
 }
 
 static int make(const char *sub, char *why, size_t len)
@@ -31,7 +55,7 @@ int main(void)
 
 	if (!mkdtemp(top))
 		return 1;
-	tap_plan(6);
+	tap_plan(9);
 
 	rc = make("results/run-1/crash", why, sizeof(why));
 	snprintf(path, sizeof(path), "%s/results/run-1/crash", top);
@@ -78,8 +102,34 @@ int main(void)
 
 	tap_result(run_dir_make("", why, sizeof(why)) < 0 ? TAP_PASS : TAP_FAIL, "an empty name is refused", NULL);
 
-	snprintf(path, sizeof(path), "rm -rf '%s'", top);
-	if (system(path) != 0)
+	/* A tree three deep with files at each level. */
+	rc = make("tree/a/b/c", why, sizeof(why));
+	touch("tree/f");
+	touch("tree/a/f");
+	touch("tree/a/b/c/f");
+	rc |= run_dir_remove(in("tree"));
+	tap_result(rc == 0 && access(in("tree"), F_OK) < 0 ? TAP_PASS : TAP_FAIL,
+		   "a tree of directories and files is removed", NULL);
+
+	/* A link to a directory outside: removed as a link, its target kept. */
+	mkdir(in("outside"), 0755);
+	touch("outside/keep");
+	mkdir(in("linked"), 0755);
+	rc = symlink("../outside", in("linked/out"));
+	rc |= run_dir_remove(in("linked"));
+	tap_result(rc == 0 && access(in("linked"), F_OK) < 0 && access(in("outside/keep"), F_OK) == 0 ?
+		   TAP_PASS : TAP_FAIL, "a link to a directory outside is removed as a link, its target left", NULL);
+
+	/* rm -rf '<dir>' through sh ran what followed a quote in the name. */
+	if (chdir(top) < 0)
+		return 1;
+	mkdir(in("it's $(touch ran)"), 0755);
+	touch("it's $(touch ran)/f");
+	rc = run_dir_remove(in("it's $(touch ran)"));
+	tap_result(rc == 0 && access(in("it's $(touch ran)"), F_OK) < 0 && access("ran", F_OK) < 0 ?
+		   TAP_PASS : TAP_FAIL, "a name with a quote and $(touch ran) in it is removed, and nothing run", NULL);
+
+	if (run_dir_remove(top) < 0)
 		return 1;
 	return tap_exit();
 }
