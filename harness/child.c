@@ -45,7 +45,7 @@ static pid_t start(char *const argv[], int quiet, int err_fd)
 		_exit(127);
 	if (err_fd >= 0 && dup2(err_fd, 2) < 0)
 		_exit(127);
-	execv(argv[0], argv);
+	execvp(argv[0], argv);
 	fprintf(stderr, "pmem-harness: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
 }

@@ -6,10 +6,10 @@
 #include <sys/types.h>
 
 /*
- * Start argv[0] with argv, without a shell (no name is quoted into a
- * command line), and killed with us: a bench killed with -9 must leave no
- * unit running that a resume would run again beside it. quiet: its stdout
- * goes to /dev/null. The pid, or -1.
+ * Start argv[0] (looked up in $PATH when it has no /) with argv, without
+ * a shell (no name is quoted into a command line), and killed with us: a
+ * bench killed with -9 must leave no unit running that a resume would run
+ * again beside it. quiet: its stdout goes to /dev/null. The pid, or -1.
  */
 pid_t child_start(char *const argv[], int quiet);
 
