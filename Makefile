@@ -25,7 +25,8 @@ MAKEFLAGS += --no-builtin-rules --no-builtin-variables
 # gcc unless the environment or the command line names another compiler.
 CC       := $(if $(filter environment command line,$(origin CC)),$(CC),gcc)
 # snprintf truncation is checked where it matters; paths are bounded by PATH_MAX.
-CFLAGS   := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-format-truncation
+WARNINGS := -Wall -Wextra -Werror -Wno-format-truncation
+CFLAGS   := -std=gnu11 -O2 -g $(WARNINGS)
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
 BUILD_DIR := build
 
@@ -97,6 +98,9 @@ UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
 	      $(BUILD_DIR)/tests/unit-embed \
 	      $(BUILD_DIR)/tests/unit-xfstests-doc
 
+# How a user's program is built: the harness reads the same file.
+include workloads/user-program.mk
+
 include harness/plugins/Makefile.inc
 
 .PHONY: all plugins setup kernels test-kernels images test unit-test guest-test shellcheck compdb compile_commands.json clean bench crashtest compare report adr-cost crashbench bisect-check fuzz xfstests xfstests-image
@@ -132,10 +136,11 @@ $(BUILD_DIR)/guest/pmem-agent: $(call guest_obj,$(AGENT_SRC))
 	$(CC) $(GUEST_CFLAGS) -o $@ $^
 
 # pmem-ack is built as any program outside this tree would be: with the
-# installed header and the library.
-$(BUILD_DIR)/guest/pmem-ack: workloads/pmem-ack.c $(ACKLIB)
+# installed header and the library, in the language a user's program is
+# built in (workloads/user-program.mk), our warnings on.
+$(BUILD_DIR)/guest/pmem-ack: workloads/pmem-ack.c $(ACKLIB) workloads/user-program.mk
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) -I$(BUILD_DIR)/include,workloads/pmem-ack.c,$(BUILD_DIR)/libpmemack.a)
+	$(call link,$(PROGRAM_CFLAGS) $(WARNINGS) -I$(BUILD_DIR)/include,workloads/pmem-ack.c,$(BUILD_DIR)/libpmemack.a)
 
 $(BUILD_DIR)/ackobj/%.o: workloads/%.c
 	@mkdir -p $(@D)
@@ -233,9 +238,9 @@ $(BUILD_DIR)/tests/unit-xfstests-doc: tests/unit/xfstests-doc.c results/xfstests
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/xfstests-doc.c results/xfstests.c results/table.c,-ljansson -lm)
 
-$(BUILD_DIR)/tests/unit-user-program: tests/unit/user-program.c harness/user_program.c crash-inject/image.c
+$(BUILD_DIR)/tests/unit-user-program: tests/unit/user-program.c harness/user_program.c harness/make_vars.c harness/child.c harness/rundir.c crash-inject/image.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/user-program.c harness/user_program.c crash-inject/image.c,-lxxhash)
+	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,$(filter %.c,$^),-lxxhash)
 
 $(BUILD_DIR)/tests/unit-noise: tests/unit/noise.c results/stats.c
 	@mkdir -p $(@D)

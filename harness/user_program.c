@@ -8,17 +8,17 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <wordexp.h>
 #include <xxhash.h>
 
 #include "../crash-inject/image.h"
+#include "child.h"
+#include "make_vars.h"
+#include "rundir.h"
 #include "user_program.h"
 
 #define MAX_SOURCES 256
 #define SCRIPT_MAX (1 << 20)	/* carried into the guest inside its job script */
-
-/* The helpers every program built here is linked with (workloads/). */
-static const char *const helpers[] = { "workloads/ack.c", "workloads/channel.c", "workloads/record.c",
-				       "workloads/cpu_flush.c", "workloads/pmem_map.c" };
 
 /* The images whose libraries a dynamic program may use: it runs in the
  * writer guest, and the same binary may be a checker. */
@@ -271,20 +271,95 @@ static int is_c(const char *src)
 }
 
 /*
- * Debian ships libpmem.a and libpmemobj.a, but not the libndctl.a and
- * libdaxctl.a they need: a program that links PMDK is linked against the
- * shared libraries, which the guest images carry (check_libs() makes sure).
+ * The files of spec, pointed into list (spec's copy): spec itself when it
+ * names a file, so that one path may hold spaces; else its words between
+ * spaces. How many, or -1 when there are more than max.
  */
-static int links_pmdk(const char *ldlibs)
+static int spec_files(char *list, char **v, int max)
 {
-	const char *p = ldlibs;
+	char *tok, *save;
+	int n = 0;
 
-	while (p && (p = strstr(p, "-lpmem"))) {
-		if (p == ldlibs || p[-1] == ' ' || p[-1] == '\t')
-			return 1;
-		p++;
+	if (!access(list, F_OK)) {
+		v[0] = list;
+		return 1;
 	}
-	return 0;
+	for (tok = strtok_r(list, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (n == max)
+			return -1;
+		v[n++] = tok;
+	}
+	return n;
+}
+
+/* How a program is built: words of workloads/user-program.mk, which make includes too. */
+#define PROGRAM_MK "workloads/user-program.mk"
+
+enum { MK_CFLAGS, MK_CXXFLAGS, MK_INCLUDE, MK_HELPERS, MK_STATIC, MK_CXXLINK, MK_N };
+
+static const char *const mk_names[MK_N] = {
+	[MK_CFLAGS] = "PROGRAM_CFLAGS",	[MK_CXXFLAGS] = "PROGRAM_CXXFLAGS", [MK_INCLUDE] = "PROGRAM_INCLUDE",
+	[MK_HELPERS] = "PROGRAM_HELPERS", [MK_STATIC] = "PROGRAM_STATIC",	    [MK_CXXLINK] = "PROGRAM_CXXLINK",
+};
+
+/* The words the user gives: $CC, $CXX, --cflags, --ldlibs. */
+enum { W_CC, W_CXX, W_CFLAGS, W_LDLIBS, W_N };
+
+struct recipe {
+	char **mk[MK_N];
+	wordexp_t w[W_N];
+	char *const *cc, *const *cxx, *const *cflags, *const *ldlibs;
+};
+
+/* A command put together word by word, NULL-terminated. */
+struct cmd {
+	char **v;
+	size_t n, cap;
+};
+
+static void add(struct cmd *c, char *word)
+{
+	if (c->n + 2 > c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		c->v = realloc(c->v, c->cap * sizeof(*c->v));
+		if (!c->v)
+			abort();
+	}
+	c->v[c->n++] = word;
+	c->v[c->n] = NULL;
+}
+
+static void add_all(struct cmd *c, char *const *words)
+{
+	for (; *words; words++)
+		add(c, *words);
+}
+
+/* Run it, without a shell, its messages on our stderr; emptied for the next. */
+static int run(struct cmd *c)
+{
+	int rc = child_run(c->v, 0, NULL);
+
+	c->n = 0;
+	return rc == 0 ? 0 : -1;
+}
+
+/*
+ * The user's words, split as sh split them on the command line this
+ * replaced (quotes, $VAR, globs), but never run: a command substitution,
+ * or ; | & < > and the like, are refused.
+ */
+static int user_words(const char *what, const char *s, wordexp_t *w)
+{
+	int rc = wordexp(s, w, WRDE_NOCMD);
+
+	if (rc == 0)
+		return 0;
+	fprintf(stderr, "crashtest: %s \"%s\": %s\n", what, s,
+		rc == WRDE_CMDSUB  ? "a command substitution is not run here: give the words it would give" :
+		rc == WRDE_BADCHAR ? "holds one of | & ; < > ( ) { } or a newline: give compiler words, not shell" :
+				     "cannot be split into words (a quote left open?)");
+	return -1;
 }
 
 static const char *env_or(const char *name, const char *dflt)
@@ -294,80 +369,155 @@ static const char *env_or(const char *name, const char *dflt)
 	return v && *v ? v : dflt;
 }
 
-/*
- * The compiler command for sources. C alone: one $CC line, as always. With
- * C++: each C file (the helpers too) compiled by $CC and each C++ file by
- * $CXX into tmp, then linked by $CXX with libstdc++.
- */
-static void compile_cmd(FILE *f, char **src, int n, const char *out, const char *tmp, const char *cflags,
-			const char *ldlibs)
+static int recipe_load(struct recipe *r, const char *cflags, const char *ldlibs)
 {
-	const char *cc = env_or("CC", "gcc"), *cxx = env_or("CXX", "g++");
-	const char *link = links_pmdk(ldlibs) ? "" : " -static";
-	int i, obj = 0, cxxmode = 0;
+	char why[512];
 
-	cflags = cflags ? cflags : "";
-	ldlibs = ldlibs ? ldlibs : "";
+	for (int i = 0; i < MK_N; i++) {
+		r->mk[i] = make_var(PROGRAM_MK, mk_names[i], why, sizeof(why));
+		if (!r->mk[i]) {
+			fprintf(stderr, "crashtest: %s\n", why);
+			return -1;
+		}
+	}
+	if (user_words("CC", env_or("CC", "gcc"), &r->w[W_CC]) < 0 ||
+	    user_words("CXX", env_or("CXX", "g++"), &r->w[W_CXX]) < 0 ||
+	    user_words("--cflags", cflags ? cflags : "", &r->w[W_CFLAGS]) < 0 ||
+	    user_words("--ldlibs", ldlibs ? ldlibs : "", &r->w[W_LDLIBS]) < 0)
+		return -1;
+	if (!r->w[W_CC].we_wordc || !r->w[W_CXX].we_wordc) {
+		fprintf(stderr, "crashtest: CC or CXX names no compiler\n");
+		return -1;
+	}
+	r->cc = r->w[W_CC].we_wordv;
+	r->cxx = r->w[W_CXX].we_wordv;
+	r->cflags = r->w[W_CFLAGS].we_wordv;
+	r->ldlibs = r->w[W_LDLIBS].we_wordv;
+	return 0;
+}
+
+static void recipe_free(struct recipe *r)
+{
+	for (int i = 0; i < MK_N; i++)
+		free(r->mk[i]);
+	for (int i = 0; i < W_N; i++)
+		wordfree(&r->w[i]);
+}
+
+/*
+ * Debian ships libpmem.a and libpmemobj.a, but not the libndctl.a and
+ * libdaxctl.a they need: a program that links PMDK is linked against the
+ * shared libraries, which the guest images carry (check_libs() makes sure).
+ */
+static int links_pmdk(char *const *ldlibs)
+{
+	for (; *ldlibs; ldlibs++)
+		if (!strncmp(*ldlibs, "-lpmem", 6))
+			return 1;
+	return 0;
+}
+
+/* One C or C++ file into the object obj. */
+static int compile_one(struct cmd *c, const struct recipe *r, const char *src, char *obj)
+{
+	int cxx = is_cxx(src);
+
+	add_all(c, cxx ? r->cxx : r->cc);
+	add_all(c, r->mk[cxx ? MK_CXXFLAGS : MK_CFLAGS]);
+	add_all(c, r->mk[MK_INCLUDE]);
+	add_all(c, r->cflags);
+	add(c, "-c");
+	add(c, "-o");
+	add(c, obj);
+	add(c, (char *)src);
+	return run(c);
+}
+
+/*
+ * C alone: one $CC command, as always. With C++: each C file (the helpers
+ * too) compiled by $CC and each C++ file by $CXX into tmp, then linked by
+ * $CXX with libstdc++. Each an argv: no shell, so any path works.
+ */
+static int compile(const struct recipe *r, char **src, int n, const char *out, const char *tmp)
+{
+	char *const *helpers = r->mk[MK_HELPERS], **objs = NULL;
+	int i, nobj = 0, cxxmode = 0, ret = -1;
+	struct cmd c = { 0 };
+
 	for (i = 0; i < n; i++)
 		cxxmode |= is_cxx(src[i]);
 	if (!cxxmode) {
-		fprintf(f, "%s -std=gnu11 -O2 -g%s -Iworkloads -o '%s'", cc, link, out);
+		add_all(&c, r->cc);
+		add_all(&c, r->mk[MK_CFLAGS]);
+		if (!links_pmdk(r->ldlibs))
+			add_all(&c, r->mk[MK_STATIC]);
+		add_all(&c, r->mk[MK_INCLUDE]);
+		add(&c, "-o");
+		add(&c, (char *)out);
 		for (i = 0; i < n; i++)
-			fprintf(f, " '%s'", src[i]);
-		for (size_t h = 0; h < sizeof(helpers) / sizeof(helpers[0]); h++)
-			fprintf(f, " %s", helpers[h]);
-		fprintf(f, " %s %s", cflags, ldlibs);
-		return;
+			add(&c, src[i]);
+		add_all(&c, helpers);
+		add_all(&c, r->cflags);
+		add_all(&c, r->ldlibs);
+		ret = run(&c);
+		goto out;
 	}
-	for (size_t h = 0; h < sizeof(helpers) / sizeof(helpers[0]); h++)
-		fprintf(f, "%s -std=gnu11 -O2 -g -Iworkloads %s -c -o '%s/%d.o' %s && ", cc, cflags, tmp, obj++,
-			helpers[h]);
+	for (i = 0; helpers[i]; i++)
+		;
+	objs = calloc((size_t)(i + n), sizeof(*objs));
+	if (!objs)
+		abort();
+	for (i = 0; helpers[i]; i++) {
+		if (asprintf(&objs[nobj], "%s/%d.o", tmp, nobj) < 0)
+			abort();
+		if (compile_one(&c, r, helpers[i], objs[nobj++]) < 0)
+			goto out;
+	}
 	for (i = 0; i < n; i++) {
-		if (is_c(src[i]))
-			fprintf(f, "%s -std=gnu11 -O2 -g -Iworkloads %s -c -o '%s/%d.o' '%s' && ", cc, cflags, tmp,
-				obj++, src[i]);
-		else if (is_cxx(src[i]))
-			fprintf(f, "%s -O2 -g -Iworkloads %s -c -o '%s/%d.o' '%s' && ", cxx, cflags, tmp, obj++,
-				src[i]);
+		if (!is_c(src[i]) && !is_cxx(src[i]))
+			continue;
+		if (asprintf(&objs[nobj], "%s/%d.o", tmp, nobj) < 0)
+			abort();
+		if (compile_one(&c, r, src[i], objs[nobj++]) < 0)
+			goto out;
 	}
-	fprintf(f, "%s -O2 -g%s -static-libstdc++ -static-libgcc -o '%s'", cxx, link, out);
-	for (i = 0; i < obj; i++)
-		fprintf(f, " '%s/%d.o'", tmp, i);
+	add_all(&c, r->cxx);
+	add_all(&c, r->mk[MK_CXXFLAGS]);
+	if (!links_pmdk(r->ldlibs))
+		add_all(&c, r->mk[MK_STATIC]);
+	add_all(&c, r->mk[MK_CXXLINK]);
+	add(&c, "-o");
+	add(&c, (char *)out);
+	for (i = 0; i < nobj; i++)
+		add(&c, objs[i]);
 	/* Objects, archives, assembly: to the link as they are. */
 	for (i = 0; i < n; i++)
 		if (!is_c(src[i]) && !is_cxx(src[i]))
-			fprintf(f, " '%s'", src[i]);
-	fprintf(f, " %s", ldlibs);
-}
-
-static void remove_tmp(const char *tmp)
-{
-	char obj[4200];
-
-	for (int i = 0; i < MAX_SOURCES + 8; i++) {
-		snprintf(obj, sizeof(obj), "%s/%d.o", tmp, i);
-		unlink(obj);
-	}
-	rmdir(tmp);
+			add(&c, src[i]);
+	add_all(&c, r->ldlibs);
+	ret = run(&c);
+out:
+	for (i = 0; objs && i < nobj; i++)
+		free(objs[i]);
+	free(objs);
+	free(c.v);
+	return ret;
 }
 
 int user_program_build(const char *spec, const char *out, const char *cflags, const char *ldlibs)
 {
-	char *list = strdup(spec), *src[MAX_SOURCES], *tok, *save, *cmd = NULL;
+	char *list = strdup(spec), *src[MAX_SOURCES];
 	char tmp[] = "/tmp/pmem-program.XXXXXX";
-	size_t len = 0;
-	FILE *f = NULL;
-	int n = 0, ret = -1, fd;
+	struct recipe r = { 0 };
+	int n, ret = -1, fd;
 
 	if (!list)
 		abort();
-	for (tok = strtok_r(list, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		if (n == MAX_SOURCES) {
-			fprintf(stderr, "crashtest: more than %d sources: build the program yourself and give the binary\n",
-				MAX_SOURCES);
-			goto out;
-		}
-		src[n++] = tok;
+	n = spec_files(list, src, MAX_SOURCES);
+	if (n < 0) {
+		fprintf(stderr, "crashtest: more than %d sources: build the program yourself and give the binary\n",
+			MAX_SOURCES);
+		goto out;
 	}
 	if (!n) {
 		fprintf(stderr, "crashtest: no program given\n");
@@ -394,30 +544,22 @@ int user_program_build(const char *spec, const char *out, const char *cflags, co
 			ret = take_script(src[i], out);
 			goto out;
 		}
-		if (strchr(src[i], '\'')) {
-			fprintf(stderr, "crashtest: %s: a path with a quote in it cannot be compiled here; rename it\n",
-				src[i]);
-			goto out;
-		}
 	}
+	if (recipe_load(&r, cflags, ldlibs) < 0)
+		goto out;
 	if (!mkdtemp(tmp)) {
 		fprintf(stderr, "crashtest: cannot make a directory for the objects in /tmp\n");
 		goto out;
 	}
-	f = open_memstream(&cmd, &len);
-	if (!f)
-		abort();
-	compile_cmd(f, src, n, out, tmp, cflags, ldlibs);
-	fclose(f);
-	if (system(cmd) != 0) {
+	if (compile(&r, src, n, out, tmp) < 0) {
 		fprintf(stderr, "crashtest: compiling %s failed (compiler messages above)\n", spec);
 	} else if ((fd = open(out, O_RDONLY | O_CLOEXEC)) >= 0) {
 		ret = check_elf(out, fd);
 		close(fd);
 	}
-	remove_tmp(tmp);
+	run_dir_remove(tmp);
 out:
-	free(cmd);
+	recipe_free(&r);
 	free(list);
 	return ret;
 }
@@ -425,14 +567,16 @@ out:
 int user_program_hash(const char *spec, char *hex, size_t len)
 {
 	XXH3_state_t *st = XXH3_createState();
-	char *list = strdup(spec), *src, *save, buf[65536];
-	int ret = 0;
+	char *list = strdup(spec), *src[MAX_SOURCES], buf[65536];
+	int ret = 0, nfiles;
 
 	if (!st || !list)
 		abort();
 	XXH3_64bits_reset(st);
-	for (src = strtok_r(list, " ", &save); src && !ret; src = strtok_r(NULL, " ", &save)) {
-		int fd = open(src, O_RDONLY | O_CLOEXEC);
+	nfiles = spec_files(list, src, MAX_SOURCES);
+	ret = nfiles < 0 ? -1 : 0;
+	for (int i = 0; i < nfiles && !ret; i++) {
+		int fd = open(src[i], O_RDONLY | O_CLOEXEC);
 		ssize_t n;
 
 		if (fd < 0) {
@@ -440,7 +584,7 @@ int user_program_hash(const char *spec, char *hex, size_t len)
 			break;
 		}
 		/* The name too: two sources swapped are another program. */
-		XXH3_64bits_update(st, src, strlen(src) + 1);
+		XXH3_64bits_update(st, src[i], strlen(src[i]) + 1);
 		while ((n = read(fd, buf, sizeof(buf))) > 0)
 			XXH3_64bits_update(st, buf, (size_t)n);
 		ret = n < 0 ? -1 : 0;

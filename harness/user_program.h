@@ -11,12 +11,16 @@
 #include <stddef.h>
 
 /*
- * spec: sources separated by spaces, or one executable. C sources are built
- * with $CC (gcc); with any C++ source (.cc, .cpp, .cxx) the C files are
- * compiled by $CC, the C++ ones by $CXX (g++), and $CXX links with
- * libstdc++. cflags go to both, ldlibs to the link (either may be NULL).
- * The result is static, except against PMDK (ldlibs naming -lpmem...):
- * Debian has no static libndctl or libdaxctl for its libpmem.a.
+ * spec: one file (its path may hold spaces), or sources separated by
+ * spaces, or one executable. C sources are built with $CC (gcc); with any
+ * C++ source (.cc, .cpp, .cxx) the C files are compiled by $CC, the C++
+ * ones by $CXX (g++), and $CXX links with libstdc++. cflags go to both,
+ * ldlibs to the link (either may be NULL); they, $CC and $CXX are split
+ * into words as sh would (quotes, $VAR), but nothing is run: a command
+ * substitution is refused. The flags, the helpers and static linking are
+ * workloads/user-program.mk's, read from the top of the tree. The result
+ * is static, except against PMDK (ldlibs naming -lpmem...): Debian has no
+ * static libndctl or libdaxctl for its libpmem.a.
  *
  * A binary, given or built, is static, or dynamic with every library it
  * needs in both guest images ($PMEM_BUILD/initramfs{,-checker}.cpio.libs,

@@ -10,11 +10,14 @@
 #define _GNU_SOURCE
 #include <elf.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "rundir.h"
 #include "tap.h"
 #include "user_program.h"
 
@@ -36,7 +39,7 @@ static void put(const char *name, const char *text, int mode)
 }
 
 /* user_program_build with its stderr caught in err[]. */
-static int build(const char *spec, const char *out, const char *ldlibs)
+static int build_with(const char *spec, const char *out, const char *cflags, const char *ldlibs)
 {
 	char path[512];
 	int saved = dup(2), fd, rc;
@@ -46,7 +49,7 @@ static int build(const char *spec, const char *out, const char *ldlibs)
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	fflush(stderr);
 	dup2(fd, 2);
-	rc = user_program_build(spec, out, NULL, ldlibs);
+	rc = user_program_build(spec, out, cflags, ldlibs);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -56,6 +59,11 @@ static int build(const char *spec, const char *out, const char *ldlibs)
 	if (err[0])
 		tap_diag("%.*s", (int)strcspn(err, "\n"), err);
 	return rc;
+}
+
+static int build(const char *spec, const char *out, const char *ldlibs)
+{
+	return build_with(spec, out, NULL, ldlibs);
 }
 
 static char *in(const char *name)
@@ -82,20 +90,27 @@ static int is_static_elf(const char *path)
 	return ok;
 }
 
-/* The program's stdout equals want. */
+/* The program's stdout equals want. Run without a shell: paths may hold quotes. */
 static int prints(const char *path, const char *want)
 {
-	char cmd[600], buf[256] = "";
-	FILE *p;
-	size_t n;
+	char *argv[] = { (char *)path, NULL }, out[600], buf[256] = "";
+	posix_spawn_file_actions_t fa;
+	int status = -1, fd;
+	pid_t pid;
+	ssize_t n;
 
-	snprintf(cmd, sizeof(cmd), "'%s'", path);
-	p = popen(cmd, "r");
-	if (!p)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, p);
-	buf[n] = '\0';
-	return pclose(p) == 0 && !strcmp(buf, want);
+	snprintf(out, sizeof(out), "%s/stdout", top);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (posix_spawn(&pid, path, &fa, NULL, argv, environ) == 0)
+		waitpid(pid, &status, 0);
+	posix_spawn_file_actions_destroy(&fa);
+	fd = open(out, O_RDONLY);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+	return status == 0 && !strcmp(buf, want);
 }
 
 static int same_file(const char *a, const char *b)
@@ -123,7 +138,7 @@ int main(void)
 	if (!mkdtemp(top))
 		return 1;
 	setenv("PMEM_BUILD", top, 1);
-	tap_plan(13);
+	tap_plan(15);
 
 	put("w.sh", "#!/bin/sh\nset -e\npmem-ack 0 0 4096\n", 0755);
 	rc = build(in("w.sh"), in("w.out"), NULL);
@@ -221,12 +236,26 @@ int main(void)
 	tap_result(rc == 0 && !is_static_elf(in("pool")) && prints(in("pool"), "") ? TAP_PASS : TAP_FAIL,
 		   "a PMDK program builds against the shared libraries both images carry, and runs", NULL);
 
-	{
-		char cmd[600];
+	/* The compile line was one string for sh, which refused a quote. */
+	mkdir(in("it's here"), 0755);
+	put("it's here/q.c", "#include <stdio.h>\n#include \"ack.h\"\nint main(void) { puts(GREETING); return 0; }\n",
+	    0644);
+	rc = build_with(in("it's here/q.c"), in("it's here/q"), "-DGREETING='\"hello there\"'", NULL);
+	tap_result(rc == 0 && is_static_elf(in("it's here/q")) && prints(in("it's here/q"), "hello there\n") ?
+		   TAP_PASS : TAP_FAIL,
+		   "a source whose path holds a quote and a space compiles and runs; --cflags split as sh split them",
+		   NULL);
 
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-		if (system(cmd) != 0)
-			tap_diag("could not remove %s", top);
+	{
+		char flags[700];
+
+		snprintf(flags, sizeof(flags), "-O2 $(touch %s)", in("ran"));
+		rc = build_with(in("a.c"), in("a"), flags, NULL);
 	}
+	tap_result(rc < 0 && strstr(err, "command substitution is not run") && access(in("ran"), F_OK) < 0 ?
+		   TAP_PASS : TAP_FAIL, "--cflags with a command substitution is refused, and nothing run", NULL);
+
+	if (run_dir_remove(top) < 0)
+		tap_diag("could not remove %s", top);
 	return tap_failed ? 1 : 0;
 }
