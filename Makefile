@@ -181,9 +181,9 @@ $(BUILD_DIR)/tests/unit-console: tests/unit/console.c harness/console.c
 	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/console.c harness/console.c,)
 
 # accel.c with vm_run() stood in for by the test: the KVM choice without a guest.
-$(BUILD_DIR)/tests/unit-qemu-argv: tests/unit/qemu-argv.c harness/qemu.c harness/accel.c harness/rundir.c
+$(BUILD_DIR)/tests/unit-qemu-argv: tests/unit/qemu-argv.c harness/qemu.c harness/accel.c harness/rundir.c harness/child.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/qemu-argv.c harness/qemu.c harness/accel.c harness/rundir.c,)
+	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/qemu-argv.c harness/qemu.c harness/accel.c harness/rundir.c harness/child.c,)
 
 $(BUILD_DIR)/tests/unit-job-parse: tests/unit/job-parse.c $(WRITER_SRC)
 	@mkdir -p $(@D)

@@ -33,7 +33,7 @@ static char *read_all(int fd)
 	return buf;
 }
 
-static pid_t start(char *const argv[], int quiet, int err_fd)
+static pid_t start(char *const argv[], int quiet, int out_fd, int err_fd)
 {
 	pid_t parent = getpid(), pid = fork();
 
@@ -42,6 +42,8 @@ static pid_t start(char *const argv[], int quiet, int err_fd)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(127);
 	if (quiet && dup2(open("/dev/null", O_WRONLY | O_CLOEXEC), 1) < 0)
+		_exit(127);
+	if (out_fd >= 0 && dup2(out_fd, 1) < 0)
 		_exit(127);
 	if (err_fd >= 0 && dup2(err_fd, 2) < 0)
 		_exit(127);
@@ -52,7 +54,7 @@ static pid_t start(char *const argv[], int quiet, int err_fd)
 
 pid_t child_start(char *const argv[], int quiet)
 {
-	return start(argv, quiet, -1);
+	return start(argv, quiet, -1, -1);
 }
 
 int child_exit_status(int status)
@@ -67,7 +69,7 @@ int child_run(char *const argv[], int quiet, char **err)
 
 	if (err && pipe2(pfd, O_CLOEXEC) < 0)
 		return -1;
-	pid = start(argv, quiet, pfd[1]);
+	pid = start(argv, quiet, -1, pfd[1]);
 	if (pid < 0) {
 		if (err) {
 			close(pfd[0]);
@@ -80,6 +82,35 @@ int child_run(char *const argv[], int quiet, char **err)
 		*err = read_all(pfd[0]);
 		close(pfd[0]);
 	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return child_exit_status(status);
+}
+
+int child_output(char *const argv[], char *buf, size_t size)
+{
+	int status, null = open("/dev/null", O_WRONLY | O_CLOEXEC), pfd[2];
+	char *out;
+	pid_t pid;
+
+	if (null < 0)
+		return -1;
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		close(null);
+		return -1;
+	}
+	pid = start(argv, 0, pfd[1], null);
+	close(pfd[1]);
+	close(null);
+	if (pid < 0) {
+		close(pfd[0]);
+		return -1;
+	}
+	out = read_all(pfd[0]);
+	close(pfd[0]);
+	snprintf(buf, size, "%s", out);
+	free(out);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;

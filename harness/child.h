@@ -3,6 +3,7 @@
 #ifndef HARNESS_CHILD_H
 #define HARNESS_CHILD_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /*
@@ -18,6 +19,12 @@ pid_t child_start(char *const argv[], int quiet);
  * 64 KiB) for the caller to pass on, or not. The exit status, or -1.
  */
 int child_run(char *const argv[], int quiet, char **err);
+
+/*
+ * Run a child to its end, its stderr to /dev/null, and keep what it prints
+ * in buf (cut to size - 1 bytes, NUL-terminated). The exit status, or -1.
+ */
+int child_output(char *const argv[], char *buf, size_t size);
 
 /* The exit status of a wait() status, -1 for a signal. */
 int child_exit_status(int status);

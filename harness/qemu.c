@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "child.h"
 #include "qemu.h"
 
 void argv_free(struct argv *a)
@@ -177,26 +178,19 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 
 int qemu_version(const char *binary, char *buf, size_t size)
 {
-	char cmd[512], line[256];
-	FILE *p;
-	int ret = -1;
+	char *argv[] = { (char *)binary, "--version", NULL }, out[256];
+	const char *v;
 
-	snprintf(cmd, sizeof(cmd), "'%s' --version 2>/dev/null", binary);
-	p = popen(cmd, "r");
-	if (!p)
+	/* An argv, not a command line: $QEMU may be any path. */
+	if (child_output(argv, out, sizeof(out)) != 0)
 		return -1;
-	if (fgets(line, sizeof(line), p)) {
-		const char *v = strstr(line, "version ");
-
-		if (v) {
-			v += strlen("version ");
-			snprintf(buf, size, "%.*s", (int)strcspn(v, " \n("), v);
-			ret = 0;
-		}
-	}
-	if (pclose(p) != 0)
-		ret = -1;
-	return ret;
+	out[strcspn(out, "\n")] = '\0';
+	v = strstr(out, "version ");
+	if (!v)
+		return -1;
+	v += strlen("version ");
+	snprintf(buf, size, "%.*s", (int)strcspn(v, " \n("), v);
+	return 0;
 }
 
 int qemu_has_plugin_api_v4(const char *version)

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit test: the QEMU command line built from a struct, and the accelerator chosen. */
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "accel.h"
 #include "qemu.h"
+#include "rundir.h"
 #include "tap.h"
 
 static const struct qemu_config base = {
@@ -120,6 +122,35 @@ static void kvm_tests(void)
 	argv_free(&probe_argv);
 }
 
+/* qemu --version ran as "'<binary>' --version" through sh: $QEMU may be any path. */
+static void version_tests(void)
+{
+	char dir[] = "/tmp/unit-qemu-version.XXXXXX", bin[256], ran[256], ver[64] = "", cwd[4096];
+	FILE *f;
+	int ok = 0;
+
+	if (getcwd(cwd, sizeof(cwd)) && mkdtemp(dir)) {
+		snprintf(bin, sizeof(bin), "%s/it's $(touch ran)", dir);
+		snprintf(ran, sizeof(ran), "%s/ran", dir);
+		f = fopen(bin, "w");
+		if (f) {
+			fputs("#!/bin/sh\necho 'QEMU emulator version 10.0.2 (Debian 1:10.0.2+ds-1)'\n", f);
+			fclose(f);
+			chmod(bin, 0755);
+			/* Where the old command line would have run touch. */
+			if (chdir(dir) == 0)
+				ok = qemu_version(bin, ver, sizeof(ver)) == 0 && !strcmp(ver, "10.0.2") &&
+				     access(ran, F_OK) < 0;
+			if (chdir(cwd) < 0)
+				ok = 0;
+		}
+		tap_diag("version: '%s'", ver);
+		run_dir_remove(dir);
+	}
+	tap_result(ok ? TAP_PASS : TAP_FAIL, "qemu --version of a binary whose path holds a quote, nothing else run",
+		   NULL);
+}
+
 /* The xfstests guest: a private root NVDIMM, and two NVDIMMs under test. */
 static void root_image_tests(void)
 {
@@ -162,7 +193,7 @@ int main(void)
 	struct argv a;
 	const char *s;
 
-	tap_plan(16 + 8 + 4);
+	tap_plan(16 + 8 + 4 + 1);
 	tap_result(qemu_build_argv(&c, &a) == 0 ? TAP_PASS : TAP_FAIL, "complete config builds", NULL);
 	tap_result(a.v[a.n] == NULL ? TAP_PASS : TAP_FAIL, "argv is NULL-terminated", NULL);
 	s = arg_after(&a, "-M", "q35");
@@ -219,6 +250,7 @@ int main(void)
 	tap_result(qemu_build_argv(&c, &a) < 0 ? TAP_PASS : TAP_FAIL,
 		   "NVDIMM no larger than its label area refused", NULL);
 	root_image_tests();
+	version_tests();
 	kvm_tests();
 	return tap_exit();
 }
