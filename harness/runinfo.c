@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "child.h"
 #include "qemu.h"
 #include "runinfo.h"
 
@@ -19,19 +20,17 @@ json_t *run_kernel_info(const char *build, const char *kernel)
 
 json_t *run_environment(void)
 {
-	char qver[64] = "unknown", rev[64] = "unknown", cpu[256] = "unknown", line[512];
+	char *head_argv[] = { "git", "rev-parse", "--short", "HEAD", NULL };
+	char *dirty_argv[] = { "git", "status", "--porcelain", NULL };
+	char qver[64] = "unknown", rev[64] = "unknown", cpu[256] = "unknown", line[512], head[48], dirty[2];
 	struct utsname u;
 	FILE *p;
 
 	qemu_version(getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64", qver, sizeof(qver));
 	/* A dirty tree is marked: its results may not match the commit. */
-	p = popen("git rev-parse --short HEAD 2>/dev/null && git status --porcelain 2>/dev/null | head -1", "r");
-	if (p) {
-		if (fgets(line, sizeof(line), p))
-			snprintf(rev, sizeof(rev), "%.*s%s", (int)strcspn(line, "\n"), line,
-				 fgets(line, sizeof(line), p) ? "-dirty" : "");
-		pclose(p);
-	}
+	if (child_output(head_argv, head, sizeof(head)) == 0 && head[0])
+		snprintf(rev, sizeof(rev), "%.*s%s", (int)strcspn(head, "\n"), head,
+			 child_output(dirty_argv, dirty, sizeof(dirty)) == 0 && dirty[0] ? "-dirty" : "");
 	p = fopen("/proc/cpuinfo", "r");
 	while (p && fgets(line, sizeof(line), p))
 		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
