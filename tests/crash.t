@@ -67,8 +67,7 @@ tap_ok $? "512-byte records, persisted before acked: all $n images intact, verif
 
 # The same program as a prebuilt static binary, and a dynamic one needing a
 # library the guests do not carry (jq: libjq) refused.
-gcc -std=gnu11 -O2 -g -static -Iworkloads -o "$out/ack-late.static" tests/fixtures/ack-late.c workloads/ack.c \
-	workloads/channel.c workloads/record.c workloads/cpu_flush.c workloads/pmem_map.c
+program_static "$out/ack-late.static" tests/fixtures/ack-late.c
 "$H" crashtest --program "$out/ack-late.static" --fs ext4 --results "$out" --run-id prebuilt \
 	>"$out/prebuilt.out" 2>"$out/prebuilt.err"
 rc=$?

@@ -60,8 +60,7 @@ tap_ok $? "a guest flooding its output is stopped at 4 MiB; its images judged, t
 # The network check must be able to fail: on this host it finds eth0 & co.
 host_ifs=$(find /sys/class/net -mindepth 1 -maxdepth 1 ! -name lo -printf '%f ' 2>/dev/null)
 if [ -n "$host_ifs" ]; then
-	cc -std=gnu11 -O2 -static -Iworkloads -o "$out/hostile-net" tests/fixtures/hostile-net.c workloads/ack.c \
-		workloads/channel.c workloads/record.c workloads/cpu_flush.c workloads/pmem_map.c &&
+	program_static "$out/hostile-net" tests/fixtures/hostile-net.c &&
 		! "$out/hostile-net" 2>"$out/net-host.err" && grep -q 'network interface' "$out/net-host.err"
 	tap_ok $? "on this host (interfaces: $host_ifs) the network check fails and names them"
 else

@@ -73,3 +73,16 @@ guest_tap() { # label flavour fs jobfile
 	fi
 	return 0
 }
+
+# Build a static program by hand as the harness builds one: flags, helpers
+# and static linking from workloads/user-program.mk, read by make.
+program_static() { # out source...
+	local out=$1 words
+	shift
+	# shellcheck disable=SC2016 # $(...) is make's, expanded by make
+	words=$(make -s --no-print-directory -f workloads/user-program.mk \
+		--eval 'words: ; @echo $(PROGRAM_CFLAGS) $(PROGRAM_STATIC) $(PROGRAM_INCLUDE) $(PROGRAM_HELPERS)' words) ||
+		return 1
+	# shellcheck disable=SC2086 # make's words, split as make split them
+	${CC:-gcc} $words -o "$out" "$@"
+}
