@@ -198,9 +198,9 @@ $(BUILD_DIR)/tests/unit-ack-stream: tests/unit/ack-stream.c crash-inject/ack_str
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/ack-stream.c crash-inject/ack_stream.c,)
 
-$(BUILD_DIR)/tests/unit-embed: tests/unit/embed.c harness/embed.c
+$(BUILD_DIR)/tests/unit-embed: tests/unit/embed.c harness/embed.c harness/rundir.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/embed.c harness/embed.c,)
+	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,$(filter %.c,$^),)
 
 $(BUILD_DIR)/tests/unit-names: tests/unit/names.c harness/names.c
 	@mkdir -p $(@D)
@@ -210,9 +210,9 @@ $(BUILD_DIR)/tests/unit-rundir: tests/unit/rundir.c harness/rundir.c
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/rundir.c harness/rundir.c,)
 
-$(BUILD_DIR)/tests/unit-crash-resume: tests/unit/crash-resume.c harness/crash_resume.c
+$(BUILD_DIR)/tests/unit-crash-resume: tests/unit/crash-resume.c harness/crash_resume.c harness/rundir.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/crash-resume.c harness/crash_resume.c,-ljansson)
+	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,$(filter %.c,$^),-ljansson)
 
 $(BUILD_DIR)/tests/unit-unit-docs: tests/unit/unit-docs.c results/unit_docs.c harness/names.c
 	@mkdir -p $(@D)
@@ -274,9 +274,9 @@ $(BUILD_DIR)/fuzz/fuzz-console: tests/fuzz/console.c harness/console.c
 $(BUILD_DIR)/fuzz/fuzz-check-phases: tests/fuzz/check-phases.c crash-inject/check_phases.c crash-inject/judge.c results/stats.c
 	@mkdir -p $(@D)
 	$(call fuzz_link,-Icrash-inject,-ljansson -lm)
-$(BUILD_DIR)/fuzz/fuzz-results: tests/fuzz/results.c results/series.c results/stats.c results/verdicts.c results/table.c
+$(BUILD_DIR)/fuzz/fuzz-results: tests/fuzz/results.c results/series.c results/stats.c results/verdicts.c results/table.c harness/rundir.c
 	@mkdir -p $(@D)
-	$(call fuzz_link,-Iresults,-ljansson -lm)
+	$(call fuzz_link,-Iresults -Iharness,-ljansson -lm)
 $(BUILD_DIR)/fuzz/fuzz-unit-docs: tests/fuzz/unit-docs.c results/unit_docs.c harness/names.c
 	@mkdir -p $(@D)
 	$(call fuzz_link,-Iresults -Iharness,-ljansson)

@@ -5,10 +5,13 @@
  * it parses as an object with "scenarios", a crashtest summary whose rows
  * become the verdict tables (results/verdicts.c) in every format.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "rundir.h"
 #include "series.h"
 #include "table.h"
 #include "verdicts.h"
@@ -18,11 +21,8 @@ static FILE *devnull;
 
 static void cleanup(void)
 {
-	char cmd[96];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "fuzz-results: could not remove %s\n", dir);
+	if (run_dir_remove(dir) < 0)
+		fprintf(stderr, "fuzz-results: could not remove %s: %m\n", dir);
 }
 
 static void setup(void)
@@ -31,8 +31,8 @@ static void setup(void)
 	FILE *f;
 
 	snprintf(dir, sizeof(dir), "/tmp/pmem-fuzz-results.%d", (int)getpid());
-	snprintf(path, sizeof(path), "mkdir -p %s/cells", dir);
-	if (system(path) != 0)
+	snprintf(path, sizeof(path), "%s/cells", dir);
+	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) || (mkdir(path, 0700) < 0 && errno != EEXIST))
 		abort();
 	snprintf(path, sizeof(path), "%s/run.json", dir);
 	f = fopen(path, "w");

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "crash_resume.h"
+#include "rundir.h"
 #include "tap.h"
 
 static char top[] = "/tmp/unit-crash-resume.XXXXXX";
@@ -119,8 +120,7 @@ int main(void)
 	crash_resume_free(&r);
 	json_decref(opts);
 	json_decref(other);
-	snprintf(path, sizeof(path), "rm -rf '%s'", top);
-	if (system(path) != 0)
+	if (run_dir_remove(top) < 0)
 		return 1;
 	return tap_exit();
 }

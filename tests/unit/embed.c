@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "embed.h"
+#include "rundir.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/unit-embed.XXXXXX";
@@ -89,8 +90,7 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/ran", dir);
 	tap_result(access(path, F_OK) ? TAP_PASS : TAP_FAIL, "no command from the path ran", NULL);
 	free(script);
-	snprintf(path, sizeof(path), "rm -rf %s", dir);
-	if (system(path) != 0)
+	if (run_dir_remove(dir) < 0)
 		return 1;
 	return tap_exit();
 }

@@ -113,12 +113,21 @@ static int prints(const char *path, const char *want)
 	return status == 0 && !strcmp(buf, want);
 }
 
+/* Byte for byte the same, as cmp -s says, without a shell. */
 static int same_file(const char *a, const char *b)
 {
-	char cmd[1200];
+	FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
+	int c = 0, same = fa && fb;
 
-	snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", a, b);
-	return system(cmd) == 0;
+	while (same && c != EOF) {
+		c = getc(fa);
+		same = c == getc(fb);
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
 }
 
 /* Libraries the fake guest images carry. */
