@@ -19,6 +19,7 @@ static void usage(FILE *f)
 		"usage: pmem-harness run --kernel FLAVOUR --fs ext4|xfs|xfs-reflink|raw|none --script FILE --out DIR\n"
 		"                        [--accel auto|kvm|tcg] [--boot-timeout S] [--timeout S]\n"
 		"                        [--mem MIB] [--append ARGS] [--plugin SO,ARGS] [--keep-image] [--quiet]\n"
+		"                        [--virtio-pmem MIB]\n"
 		"Boots FLAVOUR (build/kernels/FLAVOUR) on a copy of the golden FS NVDIMM image,\n"
 		"runs the job script in the guest and exits with its status (125: guest failed).\n");
 }
@@ -36,6 +37,7 @@ int cmd_run(int argc, char **argv)
 		{ "mem", required_argument, NULL, 'm' },
 		{ "append", required_argument, NULL, 'A' },
 		{ "raw-size", required_argument, NULL, 'R' },
+		{ "virtio-pmem", required_argument, NULL, 'V' },
 		{ "keep-image", no_argument, NULL, 'K' },
 		{ "plugin", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -43,11 +45,13 @@ int cmd_run(int argc, char **argv)
 		{ 0 }
 	};
 	struct guest_run_opts ro;
+	unsigned long mib;
+	char *end;
 	int c;
 
 	guest_run_defaults(&ro);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "k:f:s:o:a:b:t:m:A:R:P:Kqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "k:f:s:o:a:b:t:m:A:R:V:P:Kqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k': ro.flavour = optarg; break;
 		case 'f': ro.fs = optarg; break;
@@ -59,6 +63,14 @@ int cmd_run(int argc, char **argv)
 		case 'm': ro.mem = strtoul(optarg, NULL, 0); break;
 		case 'A': ro.append = optarg; break;
 		case 'R': ro.raw_size = strtoull(optarg, NULL, 0); break;
+		case 'V':
+			mib = strtoul(optarg, &end, 10);
+			if (*end || !mib || mib % 2 || mib > 4096) {
+				fprintf(stderr, "run: --virtio-pmem takes an even number of MiB up to 4096, not '%s'\n", optarg);
+				return 2;
+			}
+			ro.virtio_pmem_size = (unsigned long long)mib << 20;
+			break;
 		case 'K': ro.keep_image = 1; break;
 		case 'P': ro.plugin = optarg; break;
 		case 'q': ro.quiet = 1; break;

@@ -127,6 +127,23 @@ static int prepare_nvdimm(const struct guest_run_opts *ro, char *path, size_t si
 	return 0;
 }
 
+/* A blank, sparse virtio-pmem backing file; the guest makes its own filesystem. */
+static int prepare_virtio_pmem(const struct guest_run_opts *ro, char *path, size_t size)
+{
+	int fd;
+
+	snprintf(path, size, "%s/virtio-pmem.img", ro->out);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)ro->virtio_pmem_size) < 0) {
+		fprintf(ro->msg, "pmem-harness: cannot create %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 static json_t *vm_json(const struct guest_run_opts *ro, const struct vm_options *o,
 		       const struct vm_result *r, const char *qemu_version, const char *why)
 {
@@ -173,6 +190,7 @@ void guest_run_defaults(struct guest_run_opts *ro)
 
 int guest_run(struct guest_run_opts *ro)
 {
+	char vpmem[4096];
 	char kernel[4096], initrd[4096], nvdimm[4096], accel[16], why[1400], version[64] = "unknown";
 	struct vm_options o = { 0 };
 	struct vm_result r;
@@ -242,6 +260,14 @@ int guest_run(struct guest_run_opts *ro)
 		}
 		o.qemu.nvdimm = nvdimm;
 	}
+	if (ro->virtio_pmem_size) {
+		if (prepare_virtio_pmem(ro, vpmem, sizeof(vpmem)) < 0) {
+			free((char *)o.script);
+			return 2;
+		}
+		o.qemu.virtio_pmem = vpmem;
+		o.qemu.virtio_pmem_size = ro->virtio_pmem_size;
+	}
 	o.run_dir = ro->out;
 	o.boot_timeout = ro->boot_timeout;
 	o.run_timeout = ro->run_timeout;
@@ -254,6 +280,8 @@ int guest_run(struct guest_run_opts *ro)
 	json_decref(doc);
 	if (o.qemu.nvdimm && !ro->keep_image)
 		unlink(nvdimm);
+	if (o.qemu.virtio_pmem && !ro->keep_image)
+		unlink(vpmem);
 	free((char *)o.script);
 	if (r.status != VM_OK) {
 		fprintf(ro->msg, "pmem-harness: %s\n", r.message);

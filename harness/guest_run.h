@@ -18,6 +18,7 @@ struct guest_run_opts {
 	int boot_timeout, run_timeout, quiet, keep_image;
 	unsigned int mem;
 	unsigned long long raw_size;	/* the NVDIMM's size for fs "raw" */
+	unsigned long long virtio_pmem_size;	/* a blank virtio-pmem device of this size, or 0 */
 	FILE *msg;			/* where its one-line messages go (stderr) */
 };
 

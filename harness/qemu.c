@@ -104,6 +104,8 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 	/* QEMU maps an NVDIMM in whole 2 MiB pages. */
 	if (c->root_image && (!c->root_size || c->root_size % (2ULL << 20)))
 		return -1;
+	if (c->virtio_pmem && (!c->virtio_pmem_size || c->virtio_pmem_size % (2ULL << 20)))
+		return -1;
 	/* Plugins instrument TCG translation only. */
 	if (c->plugin && strcmp(c->accel, "tcg"))
 		return -1;
@@ -159,6 +161,16 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 		add_nvdimm(a, "nv0", 0, c->nvdimm, c->nvdimm_size);
 	if (c->nvdimm2)
 		add_nvdimm(a, "nv1", 1, c->nvdimm2, c->nvdimm2_size);
+	if (c->virtio_pmem) {
+		char *path = opt_path(c->virtio_pmem);
+
+		argv_add(a, "-object");
+		argv_add(a, "memory-backend-file,id=vpmem,share=on,mem-path=%s,size=%llu", path,
+			 c->virtio_pmem_size);
+		free(path);
+		argv_add(a, "-device");
+		argv_add(a, "virtio-pmem-pci,memdev=vpmem,id=vpmem0");
+	}
 	if (c->plugin) {
 		argv_add(a, "-plugin");
 		argv_add(a, "%s", c->plugin);

@@ -37,6 +37,13 @@ struct qemu_config {
 	 */
 	const char *root_image;
 	unsigned long long root_size;
+	/*
+	 * A virtio-pmem device: DAX like an NVDIMM, but not synchronous (the
+	 * guest flushes through the host), so MAP_SYNC is refused on it. NULL
+	 * for none; its size is whole 2 MiB pages.
+	 */
+	const char *virtio_pmem;
+	unsigned long long virtio_pmem_size;
 };
 
 struct argv {

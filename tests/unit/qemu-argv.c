@@ -187,13 +187,32 @@ static void root_image_tests(void)
 		   "a root image that is not whole 2 MiB pages refused", NULL);
 }
 
+/* A virtio-pmem device: shared, so the guest's writes reach the file; whole 2 MiB pages. */
+static void virtio_pmem_tests(void)
+{
+	struct qemu_config c = base;
+	struct argv a;
+	const char *s;
+
+	c.virtio_pmem = "/r/v,pmem.img";
+	c.virtio_pmem_size = 256ULL << 20;
+	tap_result(qemu_build_argv(&c, &a) == 0 && (s = arg_after(&a, "-object", "memory-backend-file,id=vpmem,")) &&
+		   strstr(s, "share=on") && strstr(s, "mem-path=/r/v,,pmem.img,") && strstr(s, "size=268435456") &&
+		   arg_after(&a, "-device", "virtio-pmem-pci,memdev=vpmem") ? TAP_PASS : TAP_FAIL,
+		   "a virtio-pmem device, shared, its path's comma doubled", NULL);
+	argv_free(&a);
+	c.virtio_pmem_size = (256ULL << 20) + 4096;
+	tap_result(qemu_build_argv(&c, &a) < 0 ? TAP_PASS : TAP_FAIL,
+		   "a virtio-pmem device that is not whole 2 MiB pages refused", NULL);
+}
+
 int main(void)
 {
 	struct qemu_config c = base;
 	struct argv a;
 	const char *s;
 
-	tap_plan(16 + 8 + 4 + 1);
+	tap_plan(16 + 8 + 4 + 1 + 2);
 	tap_result(qemu_build_argv(&c, &a) == 0 ? TAP_PASS : TAP_FAIL, "complete config builds", NULL);
 	tap_result(a.v[a.n] == NULL ? TAP_PASS : TAP_FAIL, "argv is NULL-terminated", NULL);
 	s = arg_after(&a, "-M", "q35");
@@ -250,6 +269,7 @@ int main(void)
 	tap_result(qemu_build_argv(&c, &a) < 0 ? TAP_PASS : TAP_FAIL,
 		   "NVDIMM no larger than its label area refused", NULL);
 	root_image_tests();
+	virtio_pmem_tests();
 	version_tests();
 	kvm_tests();
 	return tap_exit();
