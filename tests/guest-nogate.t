@@ -32,6 +32,12 @@ for version in 6.1 6.12; do
 			done
 		done
 	done
+	# The other cases that count write-backs of aware faults must fail too.
+	for name in "fork-child-stays-aware" "pmd-dirty-tracking aware" "pmd-dirty-tracking sync+aware"; do
+		got=$(result_of "$name")
+		[ "$got" = "not ok" ]
+		tap_ok $? "$version: broken port caught: '$name' fails (got: ${got:-missing})"
+	done
 	got=$(result_of "dirty-tracking shared hole fsync")
 	[ "$got" = "ok" ]
 	tap_ok $? "$version: legacy shared mapping still passes on the broken port (got: ${got:-missing})"
