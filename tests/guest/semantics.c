@@ -3,6 +3,7 @@
  * MAP_PMEM_AWARE semantics, run inside a guest on a DAX filesystem.
  *
  *   semantics [--aware] [--rdfix] [--pmd-expected] --dir DIR [--nondax DIR] [--tmpfs DIR]
+ *             [--async-dir DIR]
  *   semantics write-pattern FILE SEED PAGES    (aware mapping + clwb)
  *   semantics verify-pattern FILE SEED PAGES   (legacy mapping and read(2))
  *   semantics set-dax-flag DIR                 (FS_XFLAG_DAX for dax=inode)
@@ -55,6 +56,7 @@ static struct {
 	int aware, rdfix;
 	int pmd_expected;	/* the filesystem aligns 2 MiB allocations (xfs here) */
 	const char *dir, *nondax, *tmpfs;
+	const char *async_dir;	/* DAX on a device that is not synchronous (virtio-pmem) */
 } cfg;
 
 #define CHECK(cond, ...) do {						\
@@ -698,6 +700,53 @@ static void run_lifecycle_tests(void)
 	}
 }
 
+/* ---- a DAX device that is not synchronous ----------------------------- */
+
+/*
+ * virtio-pmem is DAX, but its flushes go through the host: a CPU cache
+ * flush does not make a store durable, so the kernel refuses MAP_SYNC on
+ * it, and the port must refuse MAP_PMEM_AWARE the same way (series patch
+ * 3), while a plain shared mapping of the same DAX file works.
+ */
+static int test_async(void *arg)
+{
+	const struct map_mode *m = arg;
+	int refused = m->sync || m->aware, fd;
+	unsigned char *p;
+
+	fd = make_file(cfg.async_dir, m->name, PREALLOC, NPAGES * PAGE);
+	CHECK(fd >= 0, "cannot create the test file");
+	CHECK(file_is_dax(fd) == 1, "%s/%s is not DAX: is the device virtio-pmem, mounted -o dax?",
+	      cfg.async_dir, m->name);
+	p = map_mode_map(m, fd, NPAGES * PAGE);
+	if (refused) {
+		CHECK(p == MAP_FAILED && errno == EOPNOTSUPP, "mmap %s on a non-synchronous DAX device: %s, expected EOPNOTSUPP",
+		      m->name, p == MAP_FAILED ? strerror(errno) : "mapped");
+	} else {
+		CHECK(p != MAP_FAILED, "mmap %s: %s", m->name, strerror(errno));
+		p[1] = 0x5a;
+		CHECK(msync(p, NPAGES * PAGE, MS_SYNC) == 0, "msync: %s", strerror(errno));
+	}
+	close(fd);
+	return TAP_PASS;
+}
+
+static void run_async_tests(void)
+{
+	const struct map_mode *m;
+	char name[128];
+
+	for (m = map_modes; m->name; m++) {
+		snprintf(name, sizeof(name), "nonsync-dax %s", m->name);
+		if (!cfg.async_dir)
+			tap_result(TAP_SKIP, name, "no virtio-pmem device (pmem-harness run --virtio-pmem MIB)");
+		else if (m->aware && !cfg.aware)
+			tap_result(TAP_SKIP, name, "kernel without MAP_PMEM_AWARE");
+		else
+			tap_run(name, test_async, (void *)m, TIMEOUT);
+	}
+}
+
 /* ---- plan -------------------------------------------------------------- */
 
 static long expected_writebacks(const struct map_mode *m)
@@ -858,7 +907,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: semantics [--aware] [--rdfix] [--pmd-expected] --dir DIR [--nondax DIR]\n"
-		"                 [--tmpfs DIR]\n"
+		"                 [--tmpfs DIR] [--async-dir DIR]\n"
 		"       semantics write-pattern|verify-pattern FILE SEED PAGES\n"
 		"       semantics set-dax-flag DIR\n"
 		"       semantics probe DIR\n");
@@ -893,6 +942,8 @@ int main(int argc, char **argv)
 			cfg.nondax = argv[++i];
 		else if (!strcmp(argv[i], "--tmpfs") && i + 1 < argc)
 			cfg.tmpfs = argv[++i];
+		else if (!strcmp(argv[i], "--async-dir") && i + 1 < argc)
+			cfg.async_dir = argv[++i];
 		else
 			return usage();
 	}
@@ -900,7 +951,7 @@ int main(int argc, char **argv)
 		return usage();
 
 	rd_tracked = read_faults_tracked(rel, sizeof(rel));
-	tap_plan(6 + 16 + 1 + 1 + 7 + 4 + 4);
+	tap_plan(6 + 16 + 1 + 1 + 7 + 4 + 4 + 4);
 	tap_diag("kernel %s %s MAP_PMEM_AWARE, read faults %s; flush instruction %s",
 		 rel, cfg.aware ? "with" : "without", rd_tracked ? "tracked" : "not tracked",
 		 cpu_flush_insn());
@@ -913,5 +964,6 @@ int main(int argc, char **argv)
 	run_lifecycle_tests();
 	run_pmd_tests();
 	run_cow_tests();
+	run_async_tests();
 	return tap_exit();
 }

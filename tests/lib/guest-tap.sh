@@ -42,8 +42,10 @@ guest_tap() { # label flavour fs jobfile
 	rm -rf "$out"
 	mkdir -p "$out"
 	GUEST_RESULTS=
+	# GUEST_RUN_ARGS: more options for pmem-harness run (split on spaces).
+	# shellcheck disable=SC2086
 	"$B/pmem-harness" run --kernel "$flavour" --fs "$fs" --script "$job" --out "$out" \
-		--accel "${ACCEL:-auto}" --quiet 2>"$out/harness.err"
+		--accel "${ACCEL:-auto}" --quiet ${GUEST_RUN_ARGS:-} 2>"$out/harness.err"
 	rc=$?
 	while IFS= read -r line; do
 		case $line in
