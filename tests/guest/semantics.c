@@ -576,6 +576,10 @@ static int test_pmd(void *arg)
 	if (cfg.pmd_expected)
 		CHECK(c.n[EV_PMD_FAULT_DONE] >= NPMDS && !c.n[EV_PMD_FALLBACK] &&
 		      !c.n[EV_PTE_FAULT_DONE], "no 2 MiB faults: the blocks are not 2 MiB aligned?");
+	/* A synchronous PMD fault ends in dax_insert_pfn_mkwrite() at PMD order. */
+	if (cfg.pmd_expected && m->sync)
+		CHECK(c.n[EV_INSERT_PFN_MKWRITE] >= NPMDS, "%lu dax_insert_pfn_mkwrite at PMD order, expected %d",
+		      c.n[EV_INSERT_PFN_MKWRITE], NPMDS);
 	if (m->aware)
 		CHECK(c.n[EV_WRITEBACK_ONE] == 0, "%lu write-backs, expected 0",
 		      c.n[EV_WRITEBACK_ONE]);
