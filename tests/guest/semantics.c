@@ -763,13 +763,11 @@ static long expected_writebacks(const struct map_mode *m)
  * dirty, so that the next fsync writes the page back as if it were written.
  * 6.1's dax_insert_entry() computes "dirty = !dax_fault_is_synchronous()",
  * so it does; the rdfix patch set adds "write &&". Mainline made the same
- * change in the fsdax reflink rework ("fsdax,xfs: fix warning messages at
- * dax_[dis]associate_entry()", posted in November 2022, after 6.1), so in
- * 6.12 dax_insert_entry() reads
+ * change in 6.2, commit c6f0b395b211 ("fsdax,xfs: set the shared flag when
+ * file extent is shared"), so in 6.12 dax_insert_entry() reads
  * "dirty = write && !dax_fault_is_synchronous()" and a stock 6.12 must
- * not tag read faults. The boundary is put at 6.2, the
- * first release after that patch; only 6.1.192 and 6.12.118 are built here,
- * and both were checked in source.
+ * not tag read faults. Only 6.1.192 and 6.12.118 are built here, and both
+ * were checked in source.
  * Sets *rel to the running kernel's "major.minor" for the test name.
  */
 static int read_faults_tracked(char *rel, size_t len)
