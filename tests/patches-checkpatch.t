@@ -33,8 +33,10 @@ for dir in vm-images/patches/*/; do
 				continue
 			fi
 			# From stdin: inside a git work tree checkpatch takes a named .patch
-			# for a source file.
-			out=$("$tree/scripts/checkpatch.pl" --no-tree -q - <"$p" 2>&1)
+			# for a source file. The commit ids the patches cite are Linux's,
+			# which checkpatch looks up in the git tree it runs in: ours has
+			# no Linux history, so that one check cannot be made here.
+			out=$("$tree/scripts/checkpatch.pl" --no-tree --ignore UNKNOWN_COMMIT_ID -q - <"$p" 2>&1)
 			rc=$?
 			grep -q '^Signed-off-by: ' "$p" && ! grep -q '@localhost' "$p" && [ $rc -eq 0 ]
 			tap_ok $? "$name passes checkpatch and is signed off"
