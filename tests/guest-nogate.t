@@ -43,16 +43,18 @@ for version in 6.1 6.12; do
 	tap_ok $? "$version: legacy shared mapping still passes on the broken port (got: ${got:-missing})"
 done
 
-GUEST_TAP_EMIT=0 guest_tap "cowuntracked-6.12/xfs-reflink" 6.12-aware-cowuntracked xfs-reflink \
-	tests/guest/semantics.job
-for mode in aware sync+aware; do
-	got=$(result_of "cow-written-back $mode")
-	[ "$got" = "not ok" ]
-	tap_ok $? "6.12: v1 CoW behaviour caught: 'cow-written-back $mode' fails (got: ${got:-missing})"
-done
-for mode in shared sync; do
-	got=$(result_of "cow-written-back $mode")
-	[ "$got" = "ok" ]
-	tap_ok $? "6.12: 'cow-written-back $mode' still passes there (got: ${got:-missing})"
+for version in 6.1 6.12; do
+	GUEST_TAP_EMIT=0 guest_tap "cowuntracked-$version/xfs-reflink" "$version-aware-cowuntracked" xfs-reflink \
+		tests/guest/semantics.job
+	for mode in aware sync+aware; do
+		got=$(result_of "cow-written-back $mode")
+		[ "$got" = "not ok" ]
+		tap_ok $? "$version: v1 CoW behaviour caught: 'cow-written-back $mode' fails (got: ${got:-missing})"
+	done
+	for mode in shared sync; do
+		got=$(result_of "cow-written-back $mode")
+		[ "$got" = "ok" ]
+		tap_ok $? "$version: 'cow-written-back $mode' still passes there (got: ${got:-missing})"
+	done
 done
 tap_done
