@@ -17,9 +17,10 @@
  * task's own instructions (its apart= argument), because what they cost
  * depends on state that differs between runs of one cell rather than on
  * the fault path:
- *   slab    SLOB's first-fit walk of the heap's free lists (6.1's config),
- *           SLUB taking a slab page from the page allocator or giving one
- *           back (6.12's), which happens when the heap says so;
+ *   slab    SLUB's slow paths: refilling the CPU's slab, freeing into
+ *           a slab that is not the CPU's, taking a slab page from the page
+ *           allocator or giving one back, each when the heap says so (and
+ *           SLOB's first-fit walk, for a user's kernel built with SLOB);
  *   clock   the inode timestamp update, work only when the coarse clock
  *           ticked since the file's last write;
  *   sched   the scheduler, when the task sleeps (a MAP_SYNC fault waits
@@ -37,6 +38,8 @@ static const struct {
 	{ "switch", "__switch_to" },
 	{ "slab", "slob_alloc" },
 	{ "slab", "slob_free" },
+	{ "slab", "___slab_alloc" },
+	{ "slab", "__slab_free" },
 	{ "slab", "new_slab" },
 	{ "slab", "free_slab" },
 	{ "slab", "__free_slab" },
