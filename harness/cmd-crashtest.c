@@ -483,7 +483,7 @@ int cmd_crashtest(int argc, char **argv)
 		checker_pool_stop(t.st.pool, &guests, &boot_s);
 	json_decref(t.options);
 	crash_resume_free(&t.done);
-	rc = stopped ? 1 : crash_summary_finish(&t.opt, t.rows, t.t0, guests, boot_s, t.held, t.failures);
+	rc = stopped ? 1 : crash_summary_finish(&t.opt, t.rows, now_s() - t.t0, guests, boot_s, t.held, t.failures);
 	json_decref(t.rows);
 	return rc;
 }

@@ -198,9 +198,12 @@ int crash_summary_partial(const struct crash_options *o, json_t *rows, char *why
  */
 void crash_say_stopped(const struct crash_options *o, const char *where, const char *why, int disk_full,
 		       size_t held, int all_judged);
-/* The complete summary.json, then the verdict tables and totals on stdout;
- * returns the command's exit status. */
-int crash_summary_finish(const struct crash_options *o, json_t *rows, double t0, int guests, double boot_s,
+/*
+ * The complete summary.json, then the verdict tables and totals on stdout;
+ * returns the command's exit status. seconds: the run's time (in-process: its
+ * wall clock; collected from units: theirs added up).
+ */
+int crash_summary_finish(const struct crash_options *o, json_t *rows, double seconds, int guests, double boot_s,
 			 size_t held, int failures);
 
 #endif

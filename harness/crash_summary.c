@@ -129,7 +129,7 @@ void crash_say_stopped(const struct crash_options *o, const char *where, const c
 		o->run_dir, disk_full ? "free space" : "make it writable", o->run_id, o->run_id);
 }
 
-int crash_summary_finish(const struct crash_options *o, json_t *rows, double t0, int guests, double boot_s,
+int crash_summary_finish(const struct crash_options *o, json_t *rows, double seconds, int guests, double boot_s,
 			 size_t held, int failures)
 {
 	long long images = 0, twins = 0;
@@ -150,7 +150,7 @@ int crash_summary_finish(const struct crash_options *o, json_t *rows, double t0,
 	}
 	doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:b, s:f, s:I, s:{s:i, s:i, s:f}}", "schema", 1, "run_id",
 			o->run_id, "accel", o->accel, "kernel", o->kernel, "scenarios", rows, "complete", 1,
-			"seconds", now_s() - t0, "images", (json_int_t)images, "checker", "parallel",
+			"seconds", seconds, "images", (json_int_t)images, "checker", "parallel",
 			o->checkers, "guests", guests, "boot_seconds", boot_s);
 	if (o->resume)
 		json_object_set_new(doc, "resumed", json_true());
@@ -166,7 +166,7 @@ int crash_summary_finish(const struct crash_options *o, json_t *rows, double t0,
 	verdict_table(rows, stdout, TABLE_TEXT);
 	verdict_causes(rows, stdout, TABLE_TEXT);
 	printf("\n%lld crash images in %.0f s (accelerator %s); checking took %.0f s in %d checker guest%s at once: "
-	       "%.2f images/s, each with mount, verification and fsck", images, now_s() - t0, o->accel,
+	       "%.2f images/s, each with mount, verification and fsck", images, seconds, o->accel,
 	       check_s, o->checkers, o->checkers > 1 ? "s" : "", check_s > 0 ? (images - twins) / check_s : 0.0);
 	if (twins)
 		printf(" (%lld more were identical to one checked and share its verdict)", twins);
