@@ -17,6 +17,9 @@ int cmd_plan(int argc, char **argv);
 int cmd_unit(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 
+/* A planned unit's exit status when the results disk is full. */
+#define UNIT_EXIT_DISK_FULL 3
+
 /* Write a run's report and print its path; 0, 1 if some plots failed, -1. */
 int report_and_say(const char *run_dir);
 

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmem-harness collect RUN_DIR: merge a planned bench run's finished units
- * into its cells, summary and report, and name the units still missing.
- * Exit status 0 when every planned unit is done, 1 when some are missing.
+ * pmem-harness collect RUN_DIR: merge a planned run's finished units into
+ * what the run's command would have written, and name the units still
+ * missing. The run's kind (run.json) says what that is: a bench run's
+ * cells, summary and report (bench_collect.c); a crashtest's summary.json,
+ * verdict tables and report (crash_collect.c).
+ * Exit status 0 when every planned unit is done (and, for a crashtest,
+ * every verdict expected), 1 when some are missing, 2 when there is no run.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -10,21 +14,34 @@
 
 #include "bench.h"
 #include "builtin.h"
+#include "crash_plan.h"
 
 int cmd_collect(int argc, char **argv)
 {
+	char path[1100];
 	struct bench b;
-	int missing;
+	const char *kind;
+	json_t *run;
+	int missing, rc;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: pmem-harness collect RUN_DIR\n"
-		       "Merges the units of a planned run into cells, summary and report.\n");
+		       "Merges the units of a planned run (bench or crashtest) into its results.\n");
 		return 0;
 	}
 	if (argc != 2) {
 		fprintf(stderr, "usage: pmem-harness collect RUN_DIR\n");
 		return 2;
 	}
+	snprintf(path, sizeof(path), "%s/run.json", argv[1]);
+	run = json_load_file(path, 0, NULL);
+	kind = json_string_value(json_object_get(run, "kind")) ?: "bench";
+	if (!strcmp(kind, "crashtest")) {
+		rc = crash_collect(argv[1], run);
+		json_decref(run);
+		return rc;
+	}
+	json_decref(run);
 	if (bench_load(&b, argv[1], "collect") < 0)
 		return 2;
 	missing = bench_collect(&b, stdout);

@@ -26,9 +26,16 @@
  * finishes it: a scenario counts as judged once its row is in the summary
  * on disk, never before.
  *
- * This file reads the options and runs the scenarios, one at a time.
+ * `pmem-harness plan crashtest` makes the same run as units for a
+ * scheduler, one per scenario and filesystem (crash_plan.h): each unit
+ * runs one scenario here with checker guests of its own and leaves its
+ * row in its directory; collect makes the summary from the rows.
+ *
+ * This file reads the options and runs the scenarios, one at a time, or
+ * plans them, or runs one as a unit.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +46,9 @@
 #include "accel.h"
 #include "builtin.h"
 #include "crash.h"
+#include "crash_plan.h"
 #include "crash_resume.h"
+#include "diskfull.h"
 #include "names.h"
 #include "rundir.h"
 #include "user_program.h"
@@ -73,6 +82,10 @@ struct crashtest {
 	size_t held;			/* rows in the summary on disk */
 	int failures;
 	double t0;
+	/* planned units: what the plan fixed for them */
+	int checkers_asked;		/* --checkers, or 0 */
+	json_t *run_doc;		/* a unit's run.json: its strings are the options */
+	char fs_list[256];
 };
 
 static void usage(FILE *f)
@@ -150,7 +163,7 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 		case 'N': o->adr.subsets = strtoul(optarg, NULL, 0); break;
 		case 'F': o->adr.fence_max = strtoull(optarg, NULL, 0); break;
 		case 'E': o->adr.fence_period = strtoull(optarg, NULL, 0); break;
-		case 'c': o->checkers = atoi(optarg); break;
+		case 'c': o->checkers = t->checkers_asked = atoi(optarg); break;
 		case 'G': o->cflags = optarg; break;
 		case 'l': o->ldlibs = optarg; break;
 		case 'h': usage(stdout); return 0;
@@ -308,8 +321,11 @@ static int open_run(struct crashtest *t)
 	return GO_ON;
 }
 
-/* A user's program is one scenario whose every image must be intact. */
-static int build_program(struct crashtest *t)
+/*
+ * A user's program is one scenario whose every image must be intact. It is
+ * built once, into the run's user/: a planned unit finds it there (build 0).
+ */
+static int build_program(struct crashtest *t, int build)
 {
 	struct crash_options *o = &t->opt;
 	struct scenario *sc = &t->sc[0];
@@ -318,12 +334,12 @@ static int build_program(struct crashtest *t)
 	snprintf(path, sizeof(path), "%s/user", o->run_dir);
 	snprintf(t->prog_bin, sizeof(t->prog_bin), "%s/user/program", o->run_dir);
 	snprintf(t->check_bin, sizeof(t->check_bin), "%s/user/check", o->run_dir);
-	if (run_dir_make(path, why, sizeof(why)) < 0) {
+	if (build && run_dir_make(path, why, sizeof(why)) < 0) {
 		fprintf(stderr, "crashtest: %s\n", why);
 		return 2;
 	}
-	if (user_program_build(o->program, t->prog_bin, o->cflags, o->ldlibs) < 0 ||
-	    (o->check && user_program_build(o->check, t->check_bin, o->cflags, o->ldlibs) < 0))
+	if (build && (user_program_build(o->program, t->prog_bin, o->cflags, o->ldlibs) < 0 ||
+	    (o->check && user_program_build(o->check, t->check_bin, o->cflags, o->ldlibs) < 0)))
 		return 2;
 	t->st.program = t->prog_bin;
 	t->ns = 1;
@@ -343,7 +359,7 @@ static int build_program(struct crashtest *t)
  * last scenario. Every golden image has the same namespace, so any of them
  * will do to boot with.
  */
-static void plan_checkers(struct crashtest *t)
+static void plan_checkers(struct crashtest *t, const char *dir)
 {
 	const struct crash_options *o = &t->opt;
 	char *first = strdup(o->filesystems), *save;
@@ -353,25 +369,20 @@ static void plan_checkers(struct crashtest *t)
 						 .check = o->program && o->check ? t->check_bin : NULL,
 						 .parallel = o->checkers };
 	snprintf(t->pool_golden, sizeof(t->pool_golden), "%s/images/%s.img", o->build, strtok_r(first, " ,", &save));
-	snprintf(t->pool_dir, sizeof(t->pool_dir), "%s/crash", o->run_dir);
+	snprintf(t->pool_dir, sizeof(t->pool_dir), "%s", dir);
 	free(first);
 }
 
 /*
  * A program row of the scenario table (the CoW cases): its program and
- * checker are built into the run's user/<scenario>/, and its images go to
- * checker guests of its own, which carry its checker.
+ * checker are built into dir (the run's user/<scenario>/, or a unit's own
+ * user/), and its images go to checker guests of its own, which carry its
+ * checker.
  */
-static int program_row_begin(struct crashtest *t, const struct scenario *sc)
+static int program_row_begin(struct crashtest *t, const struct scenario *sc, const char *dir)
 {
-	char dir[1100], why[1200];
+	char why[1200];
 
-	snprintf(dir, sizeof(dir), "%s/user", t->opt.run_dir);
-	if (run_dir_make(dir, why, sizeof(why)) < 0) {
-		fprintf(stderr, "crashtest: %s\n", why);
-		return -1;
-	}
-	snprintf(dir, sizeof(dir), "%s/user/%s", t->opt.run_dir, sc->name);
 	if (run_dir_make(dir, why, sizeof(why)) < 0) {
 		fprintf(stderr, "crashtest: %s\n", why);
 		return -1;
@@ -394,7 +405,7 @@ static int program_row_begin(struct crashtest *t, const struct scenario *sc)
 static int run_one(struct crashtest *t, const struct scenario *sc, const char *fs)
 {
 	const struct crash_options *o = &t->opt;
-	char path[1200], where[200], why[1400];
+	char path[1200], user[1200], where[200], why[1400];
 	json_t *row;
 	int full;
 
@@ -415,7 +426,8 @@ static int run_one(struct crashtest *t, const struct scenario *sc, const char *f
 		t->pool_tried = 1;
 	}
 	fprintf(stderr, "crashtest: %s on %s (%s) ...\n", sc->name, fs, sc->mode);
-	if (!o->program && scenario_is_program(sc) && program_row_begin(t, sc) < 0) {
+	snprintf(user, sizeof(user), "%s/user/%s", o->run_dir, sc->name);
+	if (!o->program && scenario_is_program(sc) && program_row_begin(t, sc, user) < 0) {
 		t->failures++;
 		return 0;
 	}
@@ -460,30 +472,244 @@ static int run_scenarios(struct crashtest *t)
 	return stopped ? -1 : 0;
 }
 
-int cmd_crashtest(int argc, char **argv)
+static void crashtest_init(struct crashtest *t)
 {
-	struct crashtest t = {
+	*t = (struct crashtest){
 		.opt = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "auto", .mode = "shared",
 			 .seed = 1, .adr = { .subsets = 20, .fence_max = 4, .fence_period = 200 } },
 		.results = "results/runs",
 		.rows = json_array(),
 		.t0 = now_s(),
 	};
+	t->st.opt = &t->opt;
+}
+
+static void crashtest_free(struct crashtest *t)
+{
+	json_decref(t->options);
+	json_decref(t->rows);
+	json_decref(t->run_doc);
+	crash_resume_free(&t->done);
+	free(t->st.images);
+	free(t->st.checks);
+}
+
+/* What every way of starting a run shares: options, scenarios, its directory. */
+static int crashtest_open(struct crashtest *t, int argc, char **argv)
+{
+	int rc;
+
+	if ((rc = parse_options(t, argc, argv)) != GO_ON || (rc = check_options(t)) != GO_ON ||
+	    (rc = choose_scenarios(t)) != GO_ON || (rc = open_run(t)) != GO_ON ||
+	    (t->opt.program && (rc = build_program(t, 1)) != GO_ON))
+		return rc;
+	return GO_ON;
+}
+
+int cmd_crashtest(int argc, char **argv)
+{
+	struct crashtest t;
 	int rc, stopped, guests = 0;
 	double boot_s = 0;
+	char dir[1100];
 
-	t.st.opt = &t.opt;
-	if ((rc = parse_options(&t, argc, argv)) != GO_ON || (rc = check_options(&t)) != GO_ON ||
-	    (rc = choose_scenarios(&t)) != GO_ON || (rc = open_run(&t)) != GO_ON ||
-	    (t.opt.program && (rc = build_program(&t)) != GO_ON))
+	crashtest_init(&t);
+	if ((rc = crashtest_open(&t, argc, argv)) != GO_ON) {
+		crashtest_free(&t);
 		return rc;
-	plan_checkers(&t);
+	}
+	/* In one process the checker guests are one pool for the whole run. */
+	snprintf(dir, sizeof(dir), "%s/crash", t.opt.run_dir);
+	plan_checkers(&t, dir);
 	stopped = run_scenarios(&t) < 0;
 	if (t.st.pool)
 		checker_pool_stop(t.st.pool, &guests, &boot_s);
-	json_decref(t.options);
-	crash_resume_free(&t.done);
 	rc = stopped ? 1 : crash_summary_finish(&t.opt, t.rows, now_s() - t.t0, guests, boot_s, t.held, t.failures);
-	json_decref(t.rows);
+	crashtest_free(&t);
+	return rc;
+}
+
+/*
+ * pmem-harness plan crashtest [OPTIONS]: the run's directory and run.json as
+ * crashtest makes them (a --program built once, into user/), and plan.txt
+ * with one unit per row and filesystem, in the order crashtest runs them.
+ */
+int crashtest_plan(int argc, char **argv)
+{
+	struct crashtest t;
+	char dir[1200], why[1400];
+	json_t *units;
+	int rc, i, planned;
+	char *fsl, *fs, *save;
+
+	crashtest_init(&t);
+	if ((rc = crashtest_open(&t, argc, argv)) != GO_ON) {
+		crashtest_free(&t);
+		return rc;
+	}
+	units = json_array();
+	fsl = strdup(t.opt.filesystems);
+	for (fs = strtok_r(fsl, " ,", &save); fs; fs = strtok_r(NULL, " ,", &save))
+		for (i = 0; i < t.ns; i++)
+			if (row_chosen(&t, &t.sc[i]) && runs_on(&t.sc[i], fs))
+				json_array_append_new(units, json_pack("{s:s, s:s}", "scenario", t.sc[i].name, "fs", fs));
+	free(fsl);
+	rc = crash_plan_write(&t.opt, units, t.checkers_asked, &planned, why, sizeof(why));
+	json_decref(units);
+	if (rc < 0) {
+		fprintf(stderr, "plan: %s\n", why);
+		crashtest_free(&t);
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "%s/plan.txt", t.opt.run_dir);
+	crash_plan_print(dir, stdout);
+	fprintf(stderr, "plan: %d unit%s in %s; run each line, then: %s/pmem-harness collect %s\n", planned,
+		planned == 1 ? "" : "s", dir, t.opt.build, t.opt.run_dir);
+	crashtest_free(&t);
+	return 0;
+}
+
+/* A unit's options: those its run was planned with (run.json), not argv. */
+static int unit_options(struct crashtest *t, const char *run_dir)
+{
+	struct crash_options *o = &t->opt;
+	json_t *opts = json_object_get(t->run_doc, "options"), *plan = json_object_get(t->run_doc, "plan"), *v;
+	const char *id = json_string_value(json_object_get(t->run_doc, "run_id"));
+	size_t i, used = 0;
+
+	if (!json_is_object(opts) || !json_is_object(plan) || !id || !name_is_safe(id, sizeof(o->run_id))) {
+		fprintf(stderr, "unit: %s/run.json is not a planned crashtest run: plan it with 'pmem-harness plan crashtest'\n",
+			run_dir);
+		return 2;
+	}
+	snprintf(o->run_id, sizeof(o->run_id), "%s", id);
+	snprintf(o->run_dir, sizeof(o->run_dir), "%s", run_dir);
+	o->kernel = o->checker_kernel = json_string_value(json_object_get(opts, "kernel")) ?: "6.1-aware";
+	json_array_foreach(json_object_get(opts, "filesystems"), i, v)
+		used += snprintf(t->fs_list + used, used < sizeof(t->fs_list) ? sizeof(t->fs_list) - used : 0, "%s%s",
+				 used ? " " : "", json_string_value(v) ?: "");
+	o->filesystems = t->fs_list;
+	o->scenarios = json_string_value(json_object_get(opts, "scenarios"));
+	o->platform = json_string_value(json_object_get(opts, "platform"));
+	o->program = json_string_value(json_object_get(json_object_get(opts, "program"), "files"));
+	o->check = json_string_value(json_object_get(json_object_get(opts, "check"), "files"));
+	o->mode = json_string_value(json_object_get(opts, "mode")) ?: "shared";
+	o->cflags = json_string_value(json_object_get(opts, "cflags"));
+	o->ldlibs = json_string_value(json_object_get(opts, "ldlibs"));
+	o->seed = json_integer_value(json_object_get(opts, "seed"));
+	o->adr.subsets = json_integer_value(json_object_get(opts, "subsets"));
+	o->adr.fence_max = json_integer_value(json_object_get(opts, "fence_points"));
+	o->adr.fence_period = json_integer_value(json_object_get(opts, "fence_period"));
+	o->keep = json_is_true(json_object_get(opts, "keep"));
+	/* The accelerator the plan chose: units do not probe again. */
+	o->accel = json_string_value(json_object_get(json_object_get(t->run_doc, "accel"), "name")) ?: "tcg";
+	/*
+	 * A unit runs beside others, each given a CPU by its scheduler: one
+	 * checker guest unless the plan or PMEM_CHECKERS says more.
+	 */
+	o->checkers = json_integer_value(json_object_get(plan, "checkers"));
+	if (!o->checkers)
+		o->checkers = getenv("PMEM_CHECKERS") ? checker_default_parallel() : 1;
+	if (used >= sizeof(t->fs_list) || !o->filesystems[0]) {
+		fprintf(stderr, "unit: %s/run.json names no filesystems\n", run_dir);
+		return 2;
+	}
+	return GO_ON;
+}
+
+/* The row of the table that scenario names on fs, if the plan holds it. */
+static const struct scenario *unit_scenario(struct crashtest *t, const char *scenario, const char *fs)
+{
+	json_t *u;
+	size_t k;
+	int i, planned = 0;
+
+	json_array_foreach(json_object_get(json_object_get(t->run_doc, "plan"), "units"), k, u)
+		planned |= !strcmp(json_string_value(json_object_get(u, "scenario")) ?: "", scenario) &&
+			   !strcmp(json_string_value(json_object_get(u, "fs")) ?: "", fs);
+	if (!planned)
+		return NULL;
+	for (i = 0; i < t->ns; i++)
+		if (!strcmp(t->sc[i].name, scenario) && row_chosen(t, &t->sc[i]) && runs_on(&t->sc[i], fs))
+			return &t->sc[i];
+	return NULL;
+}
+
+/*
+ * pmem-harness unit RUN_DIR SCENARIO FS, for a planned crashtest: one
+ * scenario on one filesystem, writer to verdicts, and its row document.
+ * The checker pool of an in-process run cannot be shared across processes
+ * (its guests are children of the process that started them), so a unit
+ * boots checker guests of its own, into its own directory.
+ */
+int crashtest_unit(const char *run_dir, json_t *run, const char *scenario, const char *fs)
+{
+	struct crashtest t;
+	const struct scenario *sc;
+	char dir[1200], user[1300], why[1400];
+	int rc, guests = 0;
+	double boot_s = 0, t0 = now_s();
+	json_t *row;
+
+	crashtest_init(&t);
+	t.run_doc = json_incref(run);
+	if ((rc = unit_options(&t, run_dir)) != GO_ON || (rc = check_options(&t)) != GO_ON ||
+	    (rc = choose_scenarios(&t)) != GO_ON || (t.opt.program && (rc = build_program(&t, 0)) != GO_ON))
+		goto out;
+	t.opt.accel_auto = json_is_true(json_object_get(json_object_get(run, "plan"), "accel_auto"));
+	rc = 2;
+	sc = unit_scenario(&t, scenario, fs);
+	if (!sc) {
+		fprintf(stderr, "unit: %.64s on %.32s is not a unit of run %s (see its plan.txt)\n", scenario, fs,
+			t.opt.run_id);
+		goto out;
+	}
+	crash_unit_dir(run_dir, scenario, fs, dir, sizeof(dir));
+	if (crash_unit_done(dir)) {
+		fprintf(stderr, "unit: %s on %s: done before, skipped\n", scenario, fs);
+		rc = 0;
+		goto out;
+	}
+	/* What an attempt cut off left is not evidence: it starts over. */
+	rc = 1;
+	if (crash_resume_clear(dir) < 0)
+		goto out;
+	if (run_dir_make(dir, why, sizeof(why)) < 0) {
+		fprintf(stderr, "unit: %s\n", why);
+		rc = disk_full_errno(errno) ? UNIT_EXIT_DISK_FULL : 1;
+		goto out;
+	}
+	plan_checkers(&t, dir);
+	snprintf(user, sizeof(user), "%s/user", dir);
+	if (!t.opt.program && scenario_is_program(sc) && program_row_begin(&t, sc, user) < 0)
+		goto out;
+	/* Booted while the writer runs, as in-process. */
+	if (!t.st.row_checker)
+		t.st.pool = checker_pool_start(&t.pool_opts);
+	fprintf(stderr, "unit: %s on %s (%s) ...\n", sc->name, fs, sc->mode);
+	row = crash_scenario_run(&t.st, sc, fs);
+	if (t.st.pool)
+		checker_pool_stop(t.st.pool, &guests, &boot_s);
+	if (!row && t.st.disk_full[0]) {
+		fprintf(stderr, "unit: %s on %s stopped: %s; free space, then run the line again\n", scenario, fs,
+			t.st.disk_full);
+		rc = UNIT_EXIT_DISK_FULL;
+		goto out;
+	}
+	if (!row)
+		goto out;
+	if (crash_row_write(dir, row, t.opt.checkers, guests, boot_s, now_s() - t0, why, sizeof(why)) < 0) {
+		fprintf(stderr, "unit: %s on %s: judged, but %s; run the line again\n", scenario, fs, why);
+		rc = disk_full_errno(errno) ? UNIT_EXIT_DISK_FULL : 1;
+		json_decref(row);
+		goto out;
+	}
+	fprintf(stderr, "unit: %s on %s: %lld images, %lld acks, done in %.0f s (%s)\n", scenario, fs,
+		(long long)json_integer_value(json_object_get(row, "images")),
+		(long long)json_integer_value(json_object_get(row, "acks")), now_s() - t0, dir);
+	json_decref(row);
+	rc = 0;
+out:
+	crashtest_free(&t);
 	return rc;
 }

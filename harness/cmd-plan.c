@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmem-harness plan bench [OPTIONS]: make a bench run's directory and print
- * its plan, one complete `pmem-harness unit` command per guest (bench.h).
- * Any scheduler runs the lines (GNU parallel, a Slurm array, a for loop);
- * `pmem-harness collect RUN_DIR` merges what they wrote.
+ * pmem-harness plan bench|crashtest [OPTIONS]: make a run's directory and
+ * print its plan, one complete `pmem-harness unit` command per unit: a
+ * bench guest (bench.h), or a crashtest scenario on one filesystem
+ * (crash_plan.h). Any scheduler runs the lines (GNU parallel, a Slurm
+ * array, a for loop); `pmem-harness collect RUN_DIR` merges what they wrote.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "bench.h"
 #include "builtin.h"
+#include "crash_plan.h"
 #include "textfile.h"
 
 int cmd_plan(int argc, char **argv)
@@ -22,11 +24,21 @@ int cmd_plan(int argc, char **argv)
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fprintf(argc < 2 ? stderr : stdout,
-			"usage: pmem-harness plan bench [bench options] (see pmem-harness plan bench --help)\n");
+			"usage: pmem-harness plan bench [bench options]\n"
+			"       pmem-harness plan crashtest [crashtest options]\n"
+			"Makes the run's directory and prints one 'pmem-harness unit' command per unit:\n"
+			"  bench      one guest: a kernel, a filesystem, a repetition\n"
+			"  crashtest  one scenario on one filesystem: its writer guest and the checking\n"
+			"             of its images, in checker guests of its own (--checkers N each;\n"
+			"             default 1, or PMEM_CHECKERS when the unit runs)\n"
+			"Run each line with any scheduler, then 'pmem-harness collect RUN_DIR'.\n"
+			"The options are the command's own (pmem-harness plan bench|crashtest --help).\n");
 		return argc < 2 ? 2 : 0;
 	}
+	if (!strcmp(argv[1], "crashtest"))
+		return crashtest_plan(argc - 1, argv + 1);
 	if (strcmp(argv[1], "bench")) {
-		fprintf(stderr, "plan: only bench is planned into units; crashtest and xfstests run their guests themselves\n");
+		fprintf(stderr, "plan: '%.40s' is not planned into units: plan bench or crashtest\n", argv[1]);
 		return 2;
 	}
 	if (bench_parse(&b, argc - 1, argv + 1, "plan bench") < 0)

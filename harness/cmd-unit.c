@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmem-harness unit RUN_DIR KERNEL FS REP: one guest of a planned bench run
- * (bench.h), as a line of plan.txt runs it under any scheduler. It writes
- * only its own directory under RUN_DIR/units/. A unit that is done is not
- * run again, so a scheduler may retry a line safely.
+ * pmem-harness unit RUN_DIR ...: one unit of a planned run, as a line of its
+ * plan.txt runs it under any scheduler. The run's kind (run.json) says
+ * what a unit is:
+ *   bench      KERNEL FS REP   one guest (bench.h), under RUN_DIR/units/
+ *   crashtest  SCENARIO FS     one writer guest and its images' checking
+ *                              (crash_plan.h), under RUN_DIR/crash/
+ * A unit writes only its own directory, and one that is done is not run
+ * again, so a scheduler may retry a line safely.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -13,8 +17,7 @@
 
 #include "bench.h"
 #include "builtin.h"
-
-#define UNIT_EXIT_DISK_FULL 3
+#include "crash_plan.h"
 
 static int in_list(const struct bench_list *l, const char *s)
 {
@@ -26,6 +29,30 @@ static int in_list(const struct bench_list *l, const char *s)
 	return 0;
 }
 
+/* The kind of run at run_dir, and its run.json (NULL: none readable). */
+static const char *run_kind(const char *run_dir, json_t **run)
+{
+	char path[1100];
+
+	snprintf(path, sizeof(path), "%s/run.json", run_dir);
+	*run = json_load_file(path, 0, NULL);
+	return json_string_value(json_object_get(*run, "kind")) ?: "bench";
+}
+
+static int crash_unit(int argc, char **argv, json_t *run)
+{
+	int rc;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: pmem-harness unit RUN_DIR SCENARIO FS (a line of the crashtest run's plan.txt)\n");
+		json_decref(run);
+		return 2;
+	}
+	rc = crashtest_unit(argv[1], run, argv[2], argv[3]);
+	json_decref(run);
+	return rc;
+}
+
 int cmd_unit(int argc, char **argv)
 {
 	char dir[1024], where[200], *end;
@@ -34,9 +61,18 @@ int cmd_unit(int argc, char **argv)
 	long rep;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: pmem-harness unit RUN_DIR KERNEL FS REP\n"
-		       "Runs one guest of a run 'pmem-harness plan' made; plan.txt lists them all.\n");
+		printf("usage: pmem-harness unit RUN_DIR KERNEL FS REP   (bench)\n"
+		       "       pmem-harness unit RUN_DIR SCENARIO FS    (crashtest)\n"
+		       "Runs one unit of a run 'pmem-harness plan' made; plan.txt lists them all.\n");
 		return 0;
+	}
+	if (argc >= 2) {
+		json_t *run;
+		const char *kind = run_kind(argv[1], &run);
+
+		if (!strcmp(kind, "crashtest"))
+			return crash_unit(argc, argv, run);
+		json_decref(run);
 	}
 	if (argc != 5) {
 		fprintf(stderr, "usage: pmem-harness unit RUN_DIR KERNEL FS REP (a line of the run's plan.txt)\n");

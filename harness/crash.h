@@ -6,7 +6,10 @@
  *   crash_judge.c     the checker's reports turned into verdicts and a row
  *   crash_scenario.c  one scenario on one filesystem, writer to row
  *   crash_summary.c   the run's documents: run.json, summary.json, tables
- * and cmd-crashtest.c, which reads the options and runs the scenarios.
+ *   crash_plan.c      a planned run: plan.txt, a unit's row document
+ *   crash_collect.c   a planned run's summary, from its units' rows
+ * and cmd-crashtest.c, which reads the options and runs the scenarios (or
+ * plans them, or runs one as a planned unit).
  */
 #ifndef HARNESS_CRASH_H
 #define HARNESS_CRASH_H
