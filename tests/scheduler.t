@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Units that any scheduler can run: `pmem-harness plan bench` writes a run's
-# plan, one complete `pmem-harness unit` command per guest; each unit writes
-# only its own directory; `pmem-harness collect` merges what is done and
-# names what is missing. Proved on real guests: a plan/collect round trip
-# by hand, a unit killed mid-run and run again, GNU parallel with two
-# guests at once through an sshlogin file, and a real one-node Slurm
+# Units that any scheduler can run: `pmem-harness plan bench|crashtest`
+# writes a run's plan, one complete `pmem-harness unit` command per guest
+# (bench) or per scenario and filesystem (crashtest); each unit writes only
+# its own directory; `pmem-harness collect` merges what is done and names
+# what is missing. Proved on real guests: a plan/collect round trip by hand,
+# a unit killed mid-run and run again, GNU parallel with two guests at once
+# through an sshlogin file, a crashtest plan run by GNU parallel whose
+# collected summary matches the in-process one, and a real one-node Slurm
 # cluster (slurmctld, slurmd, munged) brought up here for the test.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -104,7 +106,73 @@ max=$(jq '.host_sharing.guests_max' "$runs/par/run.json")
 [ "$max" -ge 2 ] && grep -q "^guests: 2 of 2 ran beside other guests" "$runs/par.out"
 tap_ok $? "the two guests ran at once, and the summary says their times are shared (up to $max guests)"
 
-# 6. Slurm: a real one-node cluster on this machine, an sbatch array over
+# 6. A crashtest planned into units, one per scenario and filesystem: two
+# short rows on ext4, one that must stay intact and one allowed to lose.
+crash=(--scenarios "shared-msync shared-none" --fs ext4 --results "$runs" --accel "${ACCEL:-auto}")
+"$H" plan crashtest "${crash[@]}" --run-id crash >"$runs/crash.plan" 2>"$runs/crash.err"
+rc=$?
+c=$runs/crash
+[ "$rc" -eq 0 ] && [ "$(wc -l <"$c/plan.txt")" -eq 2 ] && cmp -s "$runs/crash.plan" "$c/plan.txt" &&
+	[ "$(sed -n 1p "$c/plan.txt")" = "$H unit $c shared-none ext4" ] &&
+	jq -e '.kind == "crashtest" and (.plan.units | length) == 2' "$c/run.json" >/dev/null &&
+	[ -z "$(ls "$c/crash")" ]
+tap_ok $? "plan crashtest writes run.json and one unit per scenario and filesystem, and boots nothing (rc $rc)"
+"$H" collect "$c" >"$runs/crash.c0" 2>"$runs/crash.c0err"
+rc=$?
+[ "$rc" -eq 1 ] && [ "$(grep -c ' unit ' "$runs/crash.c0err")" -eq 2 ] &&
+	jq -e '.complete == false and (.scenarios | length) == 0' "$c/crash/summary.json" >/dev/null
+tap_ok $? "collect of a crashtest before any unit exits 1, names both units, claims no summary (rc $rc)"
+sh -c "$(sed -n 1p "$c/plan.txt")" 2>"$runs/crash.u1err"
+rc=$?
+[ "$rc" -eq 0 ] && [ -f "$c/crash/shared-none__ext4/row.json" ] && [ ! -e "$c/crash/shared-msync__ext4" ]
+tap_ok $? "a crashtest unit runs its row and writes only its own directory (rc $rc)"
+"$H" collect "$c" >"$runs/crash.c1" 2>"$runs/crash.c1err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q " unit $c shared-msync ext4$" "$runs/crash.c1err" &&
+	! grep -q "shared-none ext4$" "$runs/crash.c1err" &&
+	jq -e '.complete == false and (.scenarios | length) == 1' "$c/crash/summary.json" >/dev/null
+tap_ok $? "collect with one unit missing exits 1 and names only it (rc $rc)"
+"$H" plan crashtest "${crash[@]}" --resume crash >"$runs/crash.replan" 2>/dev/null
+rc1=$?
+"$H" unit "$c" sync-clwb ext4 >/dev/null 2>"$runs/crash.bad"
+rc2=$?
+[ "$rc1" -eq 0 ] && [ "$(cat "$runs/crash.replan")" = "$H unit $c shared-msync ext4" ] && [ "$rc2" -eq 2 ] &&
+	[ "$(wc -l <"$runs/crash.bad")" -eq 1 ] && grep -q "not a unit of run crash" "$runs/crash.bad"
+tap_ok $? "plan --resume lists only the unit not done; a row not in the plan is refused in one line"
+harness/schedule.sh parallel "$c" 2 >"$runs/crash.out" 2>"$runs/crash.perr"
+rc=$?
+sh -c "$H unit $c shared-none ext4" 2>"$runs/crash.again"
+rc2=$?
+[ "$(tail -n +2 "$c/parallel.log" | wc -l)" -eq 1 ] && grep -q "unit: shared-msync on ext4: .* images" "$runs/crash.perr" &&
+	[ "$rc2" -eq 0 ] && grep -q "unit: shared-none on ext4: done before, skipped" "$runs/crash.again"
+tap_ok $? "GNU parallel runs the replanned crashtest; a done unit's line retried is skipped"
+sum=$c/crash/summary.json
+n_msync=$(jq '.scenarios[] | select(.scenario == "shared-msync") | .images' "$sum")
+i_msync=$(jq '.scenarios[] | select(.scenario == "shared-msync") | .verdicts.intact' "$sum")
+l_none=$(jq '.scenarios[] | select(.scenario == "shared-none") | .verdicts.lost' "$sum")
+echo "# shared-msync: $i_msync of $n_msync images intact; shared-none: $l_none lost"
+[ "$rc" -eq 0 ] && jq -e '.complete and (.scenarios | map(.scenario) == ["shared-none", "shared-msync"])' "$sum" >/dev/null &&
+	[ "${n_msync:-0}" -gt 0 ] && [ "$i_msync" = "$n_msync" ] && [ "${l_none:-0}" -gt 0 ] &&
+	grep -q "^  shared-msync  *ext4 .* as expected$" "$runs/crash.out" && [ -f "$c/report/index.html" ]
+tap_ok $? "collect builds the crashtest summary: shared-msync all intact, shared-none loses records (rc $rc)"
+# The same shape as an in-process crashtest's summary of the same row:
+# every key of the document and of the row, the verdicts the same.
+"$H" crashtest "${crash[@]}" --scenarios shared-msync --run-id crash-inproc >"$runs/inproc.out" 2>"$runs/inproc.err"
+rc=$?
+shape() { # summary.json -> its keys, and shared-msync's row's, one line
+	jq -c '(del(.scenarios) | [paths | map(tostring) | join(".")] | sort),
+		(.scenarios[] | select(.scenario == "shared-msync") |
+		 [paths | map(if type == "number" then "N" else . end) | join(".")] | unique)' "$1" | tr '\n' ' '
+}
+a=$(shape "$sum")
+b=$(shape "$runs/crash-inproc/crash/summary.json")
+i_in=$(jq '.scenarios[0].verdicts.intact' "$runs/crash-inproc/crash/summary.json")
+n_in=$(jq '.scenarios[0].images' "$runs/crash-inproc/crash/summary.json")
+[ "$rc" -eq 0 ] && [ -n "$a" ] && [ "$a" = "$b" ] && [ "${n_in:-0}" -gt 0 ] && [ "$i_in" = "$n_in" ] &&
+	[ "$(jq '.checker.guests' "$sum")" -eq 2 ]
+tap_ok $? "the collected summary has the in-process summary's keys and verdicts ($i_in of $n_in intact), one checker guest per unit"
+
+# 7. Slurm: a real one-node cluster on this machine, an sbatch array over
 # the plan and collect as a job that depends on it.
 if ! slurm_local_available 2>"$runs/slurm.why"; then
 	tap_skip "SCHEDULER=slurm runs the plan as an array job" "$(cat "$runs/slurm.why")"
