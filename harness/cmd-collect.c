@@ -4,9 +4,11 @@
  * what the run's command would have written, and name the units still
  * missing. The run's kind (run.json) says what that is: a bench run's
  * cells, summary and report (bench_collect.c); a crashtest's summary.json,
- * verdict tables and report (crash_collect.c).
+ * verdict tables and report (crash_collect.c); an xfstests run's
+ * xfstests.json, summary.md and baseline comparison (xfstests_collect.c).
  * Exit status 0 when every planned unit is done (and, for a crashtest,
- * every verdict expected), 1 when some are missing, 2 when there is no run.
+ * every verdict as expected; for xfstests, no regression), 1 when some
+ * are missing (or not so), 2 when there is no run.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include "bench.h"
 #include "builtin.h"
 #include "crash_plan.h"
+#include "xfstests_run.h"
 
 int cmd_collect(int argc, char **argv)
 {
@@ -26,7 +29,7 @@ int cmd_collect(int argc, char **argv)
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: pmem-harness collect RUN_DIR\n"
-		       "Merges the units of a planned run (bench or crashtest) into its results.\n");
+		       "Merges the units of a planned run (bench, crashtest or xfstests) into its results.\n");
 		return 0;
 	}
 	if (argc != 2) {
@@ -38,6 +41,11 @@ int cmd_collect(int argc, char **argv)
 	kind = json_string_value(json_object_get(run, "kind")) ?: "bench";
 	if (!strcmp(kind, "crashtest")) {
 		rc = crash_collect(argv[1], run);
+		json_decref(run);
+		return rc;
+	}
+	if (!strcmp(kind, "xfstests")) {
+		rc = xt_collect(argv[1], run, 1);
 		json_decref(run);
 		return rc;
 	}

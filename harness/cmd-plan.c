@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmem-harness plan bench|crashtest [OPTIONS]: make a run's directory and
- * print its plan, one complete `pmem-harness unit` command per unit: a
- * bench guest (bench.h), or a crashtest scenario on one filesystem
- * (crash_plan.h). Any scheduler runs the lines (GNU parallel, a Slurm
- * array, a for loop); `pmem-harness collect RUN_DIR` merges what they wrote.
+ * pmem-harness plan bench|crashtest|xfstests [OPTIONS]: make a run's
+ * directory and print its plan, one complete `pmem-harness unit` command per
+ * unit: a bench guest (bench.h), a crashtest scenario on one filesystem
+ * (crash_plan.h), or an xfstests kernel on one filesystem (xfstests_run.h).
+ * Any scheduler runs the lines (GNU parallel, a Slurm array, a for loop);
+ * `pmem-harness collect RUN_DIR` merges what they wrote.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "builtin.h"
 #include "crash_plan.h"
 #include "textfile.h"
+#include "xfstests_run.h"
 
 int cmd_plan(int argc, char **argv)
 {
@@ -26,19 +28,23 @@ int cmd_plan(int argc, char **argv)
 		fprintf(argc < 2 ? stderr : stdout,
 			"usage: pmem-harness plan bench [bench options]\n"
 			"       pmem-harness plan crashtest [crashtest options]\n"
+			"       pmem-harness plan xfstests [xfstests options]\n"
 			"Makes the run's directory and prints one 'pmem-harness unit' command per unit:\n"
 			"  bench      one guest: a kernel, a filesystem, a repetition\n"
 			"  crashtest  one scenario on one filesystem: its writer guest and the checking\n"
 			"             of its images, in checker guests of its own (--checkers N each;\n"
 			"             default 1, or PMEM_CHECKERS when the unit runs)\n"
+			"  xfstests   one kernel on one filesystem: its tests, a guest at a time\n"
 			"Run each line with any scheduler, then 'pmem-harness collect RUN_DIR'.\n"
-			"The options are the command's own (pmem-harness plan bench|crashtest --help).\n");
+			"The options are the command's own (pmem-harness plan bench|crashtest|xfstests --help).\n");
 		return argc < 2 ? 2 : 0;
 	}
 	if (!strcmp(argv[1], "crashtest"))
 		return crashtest_plan(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "xfstests"))
+		return xfstests_plan(argc - 1, argv + 1);
 	if (strcmp(argv[1], "bench")) {
-		fprintf(stderr, "plan: '%.40s' is not planned into units: plan bench or crashtest\n", argv[1]);
+		fprintf(stderr, "plan: '%.40s' is not planned into units: plan bench, crashtest or xfstests\n", argv[1]);
 		return 2;
 	}
 	if (bench_parse(&b, argc - 1, argv + 1, "plan bench") < 0)

@@ -6,6 +6,8 @@
  *   bench      KERNEL FS REP   one guest (bench.h), under RUN_DIR/units/
  *   crashtest  SCENARIO FS     one writer guest and its images' checking
  *                              (crash_plan.h), under RUN_DIR/crash/
+ *   xfstests   KERNEL FS       a kernel's tests on a filesystem, a guest at
+ *                              a time (xfstests_run.h), under RUN_DIR/xfstests/
  * A unit writes only its own directory, and one that is done is not run
  * again, so a scheduler may retry a line safely.
  */
@@ -18,6 +20,7 @@
 #include "bench.h"
 #include "builtin.h"
 #include "crash_plan.h"
+#include "xfstests_run.h"
 
 static int in_list(const struct bench_list *l, const char *s)
 {
@@ -39,16 +42,18 @@ static const char *run_kind(const char *run_dir, json_t **run)
 	return json_string_value(json_object_get(*run, "kind")) ?: "bench";
 }
 
-static int crash_unit(int argc, char **argv, json_t *run)
+/* A crashtest's or an xfstests run's unit: RUN_DIR and two names. */
+static int named_unit(int argc, char **argv, json_t *run, const char *kind)
 {
-	int rc;
+	int crash = !strcmp(kind, "crashtest"), rc;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: pmem-harness unit RUN_DIR SCENARIO FS (a line of the crashtest run's plan.txt)\n");
+		fprintf(stderr, "usage: pmem-harness unit RUN_DIR %s FS (a line of the %s run's plan.txt)\n",
+			crash ? "SCENARIO" : "KERNEL", kind);
 		json_decref(run);
 		return 2;
 	}
-	rc = crashtest_unit(argv[1], run, argv[2], argv[3]);
+	rc = crash ? crashtest_unit(argv[1], run, argv[2], argv[3]) : xfstests_unit(argv[1], run, argv[2], argv[3]);
 	json_decref(run);
 	return rc;
 }
@@ -63,6 +68,7 @@ int cmd_unit(int argc, char **argv)
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: pmem-harness unit RUN_DIR KERNEL FS REP   (bench)\n"
 		       "       pmem-harness unit RUN_DIR SCENARIO FS    (crashtest)\n"
+		       "       pmem-harness unit RUN_DIR KERNEL FS      (xfstests)\n"
 		       "Runs one unit of a run 'pmem-harness plan' made; plan.txt lists them all.\n");
 		return 0;
 	}
@@ -70,8 +76,8 @@ int cmd_unit(int argc, char **argv)
 		json_t *run;
 		const char *kind = run_kind(argv[1], &run);
 
-		if (!strcmp(kind, "crashtest"))
-			return crash_unit(argc, argv, run);
+		if (!strcmp(kind, "crashtest") || !strcmp(kind, "xfstests"))
+			return named_unit(argc, argv, run, kind);
 		json_decref(run);
 	}
 	if (argc != 5) {

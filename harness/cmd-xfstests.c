@@ -3,9 +3,9 @@
  * pmem-harness xfstests: the filesystems' own DAX and mmap tests in guests,
  * each kernel beside its stock baseline.
  *
- * One unit per (kernel, filesystem) (xfstests_unit.c), run one after
- * another, each merged into the run's results when it is done
- * (xfstests_collect.c).
+ * One unit per (kernel, filesystem) (xfstests_unit.c), run here one after
+ * another, or planned (pmem-harness plan xfstests) for a scheduler to run
+ * as `pmem-harness unit RUN_DIR KERNEL FS` lines, and merged by collect.
  *
  * results/runs/<run-id>/: run.json (the options and the units), xfstests.json
  * (every result, rewritten after each unit), summary.md (the table), and per
@@ -14,6 +14,7 @@
  * the run could not start.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "../results/xfstests.h"
 #include "accel.h"
 #include "builtin.h"
+#include "crash_resume.h"
 #include "jsonio.h"
 #include "names.h"
 #include "qemu.h"
@@ -50,7 +52,9 @@ static void usage(FILE *f)
 		   "           [--force-aware] [--accel A] [-v]\n"
 		   "  Runs the tests of FILE (default xfstests/tests) in guests of each kernel on each\n"
 		   "  filesystem, DAX on, and fails when a kernel fails a test its -stock baseline passes.\n"
-		   "  --force-aware: every shared file mapping asks for MAP_PMEM_AWARE first (LD_PRELOAD).\n");
+		   "  --force-aware: every shared file mapping asks for MAP_PMEM_AWARE first (LD_PRELOAD).\n"
+		   "  pmem-harness plan xfstests [the same options] writes the run and one unit per\n"
+		   "  kernel and filesystem for a scheduler; pmem-harness collect RUN_DIR merges them.\n");
 }
 
 /*
@@ -255,4 +259,92 @@ int cmd_xfstests(int argc, char **argv)
 	rc = xt_collect(s.run_dir, s.run_doc, 1);
 	json_decref(s.run_doc);
 	return rc;
+}
+
+/*
+ * pmem-harness plan xfstests [OPTIONS]: the run and its run.json as
+ * xfstests makes them, and plan.txt with one unit per kernel and
+ * filesystem. Each unit is one guest at a time (a new one after a hang),
+ * 1.5 GiB: give a scheduler one CPU and 2 GiB per unit.
+ */
+int xfstests_plan(int argc, char **argv)
+{
+	struct xt_setup s = { 0 };
+	char path[1100], tmp[1120];
+	int rc, bad;
+	json_t *u;
+	size_t i;
+	FILE *f;
+
+	if ((rc = setup(&s, argc, argv)) != GO_ON)
+		return rc;
+	snprintf(path, sizeof(path), "%s/plan.txt", s.run_dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "plan: cannot write %s: %s\n", tmp, strerror(errno));
+		json_decref(s.run_doc);
+		return 1;
+	}
+	json_array_foreach(units_of(&s), i, u)
+		xt_plan_line(f, s.run.build, s.run_dir, json_string_value(json_object_get(u, "kernel")),
+			     json_string_value(json_object_get(u, "fs")));
+	bad = fflush(f) || ferror(f);
+	bad |= fclose(f);
+	/* Written whole and then renamed: a reader never sees half a plan. */
+	if (bad || rename(tmp, path) < 0) {
+		fprintf(stderr, "plan: cannot write %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		json_decref(s.run_doc);
+		return 1;
+	}
+	json_array_foreach(units_of(&s), i, u)
+		xt_plan_line(stdout, s.run.build, s.run_dir, json_string_value(json_object_get(u, "kernel")),
+			     json_string_value(json_object_get(u, "fs")));
+	fprintf(stderr, "plan: %zu unit%s in %s; run each line, then: %s/pmem-harness collect %s\n",
+		json_array_size(units_of(&s)), json_array_size(units_of(&s)) == 1 ? "" : "s", path, s.run.build,
+		s.run_dir);
+	json_decref(s.run_doc);
+	return 0;
+}
+
+/* pmem-harness unit RUN_DIR KERNEL FS, for a planned xfstests run. */
+int xfstests_unit(const char *run_dir, json_t *run, const char *kernel, const char *fs)
+{
+	struct xt_run r = { .verbose = 0 };
+	json_t *u, *tests = NULL;
+	char dir[1200];
+	int failed;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(run, "plan"), "units"), i, u)
+		if (!strcmp(json_string_value(json_object_get(u, "kernel")) ?: "", kernel) &&
+		    !strcmp(json_string_value(json_object_get(u, "fs")) ?: "", fs))
+			tests = json_object_get(u, "tests");
+	if (!tests) {
+		fprintf(stderr, "unit: %.64s on %.32s is not a unit of run %s (see its plan.txt)\n", kernel, fs,
+			json_string_value(json_object_get(run, "run_id")) ?: "?");
+		return 2;
+	}
+	xt_unit_dir(run_dir, kernel, fs, dir, sizeof(dir));
+	if (xt_unit_done(dir)) {
+		fprintf(stderr, "unit: %s on %s: done before, skipped\n", kernel, fs);
+		return 0;
+	}
+	/* What an attempt cut off left (a failed test's files) is not this
+	 * attempt's: the unit starts over. */
+	if (crash_resume_clear(dir) < 0)
+		return 1;
+	r.build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
+	/* The accelerator, root image and timeout the plan fixed. */
+	r.accel = json_string_value(json_object_get(run, "accel")) ?: "tcg";
+	r.root_image = json_string_value(json_object_get(run, "root_image"));
+	r.limit = json_integer_value(json_object_get(run, "timeout"));
+	r.force_aware = json_is_true(json_object_get(run, "force_aware"));
+	if (!r.root_image || access(r.root_image, R_OK) || r.limit < 10) {
+		fprintf(stderr, "unit: %s/run.json names no readable root image or no timeout: plan the run again\n",
+			run_dir);
+		return 2;
+	}
+	return xt_unit_run(&r, run_dir, kernel, fs, tests, &failed) < 0 ? 1 : 0;
 }

@@ -3,7 +3,8 @@
  * An xfstests run's results from its units' documents (xfstests_run.h):
  * xfstests.json (every result, each kernel compared with its -stock
  * baseline; "complete" once every unit is in), summary.md (the table) and
- * the exit status. The run merges them after each unit.
+ * the exit status. The in-process run merges after each unit, and collect
+ * merges a planned run's units the same way.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,14 +53,15 @@ static void print_file(const char *path)
 int xt_collect(const char *run_dir, json_t *run, int report)
 {
 	json_t *units = json_object_get(json_object_get(run, "plan"), "units"), *kj = json_object_get(run, "kernels");
-	const char *kernels[MAX_KERNELS], *k, *fs;
+	const char *build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build", *kernels[MAX_KERNELS], *k, *fs;
 	char dir[1200], path[1300];
 	int regressions = 0, missing = 0, failed = 0;
 	json_t *doc, *unit, *results, *r;
 	size_t i, j, nk = 0;
 
 	if (!json_is_array(units) || !json_is_array(kj)) {
-		fprintf(stderr, "xfstests: %s/run.json holds no units: start the run again\n", run_dir);
+		fprintf(stderr, "collect: %s/run.json is not a planned xfstests run: plan it with 'pmem-harness plan xfstests'\n",
+			run_dir);
 		return 2;
 	}
 	json_array_foreach(kj, i, r)
@@ -79,9 +81,11 @@ int xt_collect(const char *run_dir, json_t *run, int report)
 		r = json_load_file(path, 0, NULL);
 		if (!json_is_array(json_object_get(r, "results"))) {
 			if (report && !missing)
-				fprintf(stderr, "xfstests: units not done:\n");
-			if (report)
-				fprintf(stderr, "  %s on %s\n", k, fs);
+				fprintf(stderr, "collect: units not done (run each line):\n");
+			if (report) {
+				fputs("  ", stderr);
+				xt_plan_line(stderr, build, run_dir, k, fs);
+			}
 			missing++;
 			json_decref(r);
 			continue;
@@ -109,7 +113,7 @@ int xt_collect(const char *run_dir, json_t *run, int report)
 	printf("\n%d failed; %d regression%s against the baseline (a -stock kernel of the same version). "
 	       "Results: %s\n", failed, regressions, regressions == 1 ? "" : "s", run_dir);
 	if (missing)
-		fprintf(stderr, "xfstests: %zu of %zu units done; xfstests.json holds their results, not complete\n",
+		fprintf(stderr, "collect: %zu of %zu units done; xfstests.json holds their results, not complete\n",
 			json_array_size(units) - missing, json_array_size(units));
 	return regressions || missing ? 1 : 0;
 }

@@ -23,6 +23,7 @@
 
 #include "../results/xfstests.h"
 #include "jsonio.h"
+#include "shell_word.h"
 #include "rundir.h"
 #include "vm.h"
 #include "xfstests_run.h"
@@ -371,6 +372,21 @@ int xt_unit_done(const char *dir)
 	done = json_is_array(json_object_get(doc, "results"));
 	json_decref(doc);
 	return done;
+}
+
+void xt_plan_line(FILE *f, const char *build, const char *run_dir, const char *kernel, const char *fs)
+{
+	char harness[1100];
+
+	snprintf(harness, sizeof(harness), "%s/pmem-harness", build);
+	shell_word(f, harness);
+	fputs(" unit ", f);
+	shell_word(f, run_dir);
+	fputc(' ', f);
+	shell_word(f, kernel);
+	fputc(' ', f);
+	shell_word(f, fs);
+	fputc('\n', f);
 }
 
 int xt_unit_run(const struct xt_run *run, const char *run_dir, const char *kernel, const char *fs, json_t *tests,

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Units that any scheduler can run: `pmem-harness plan bench|crashtest`
-# writes a run's plan, one complete `pmem-harness unit` command per guest
-# (bench) or per scenario and filesystem (crashtest); each unit writes only
-# its own directory; `pmem-harness collect` merges what is done and names
-# what is missing. Proved on real guests: a plan/collect round trip by hand,
-# a unit killed mid-run and run again, GNU parallel with two guests at once
-# through an sshlogin file, a crashtest plan run by GNU parallel whose
-# collected summary matches the in-process one, and a real one-node Slurm
-# cluster (slurmctld, slurmd, munged) brought up here for the test.
+# Units that any scheduler can run: `pmem-harness plan bench|crashtest|
+# xfstests` writes a run's plan, one complete `pmem-harness unit` command
+# per guest (bench), per scenario and filesystem (crashtest) or per kernel
+# and filesystem (xfstests); each unit writes only its own directory;
+# `pmem-harness collect` merges what is done and names what is missing.
+# Proved on real guests: a plan/collect round trip by hand, a unit killed
+# mid-run and run again, GNU parallel with two guests at once through an
+# sshlogin file, a crashtest plan run by GNU parallel whose collected
+# summary matches the in-process one, an xfstests plan run by GNU parallel
+# and its baseline comparison, and a real one-node Slurm cluster
+# (slurmctld, slurmd, munged) brought up here for the test.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
@@ -172,7 +174,53 @@ n_in=$(jq '.scenarios[0].images' "$runs/crash-inproc/crash/summary.json")
 	[ "$(jq '.checker.guests' "$sum")" -eq 2 ]
 tap_ok $? "the collected summary has the in-process summary's keys and verdicts ($i_in of $n_in intact), one checker guest per unit"
 
-# 7. Slurm: a real one-node cluster on this machine, an sbatch array over
+# 7. An xfstests run planned into units, one per kernel and filesystem:
+# generic/452 (about 20 s a guest) on 6.12-stock and 6.12-aware, ext4.
+if [ ! -e "$B/kernels/6.12-stock/bzImage" ] || [ ! -e "$B/kernels/6.12-aware/bzImage" ]; then
+	for t in "plan xfstests and collect name the units" "GNU parallel runs the xfstests plan" \
+		"collect of xfstests compares each kernel with its baseline"; do
+		tap_skip "$t" "no 6.12 kernels: run 'make test-kernels'"
+	done
+elif ! vm-images/build-xfstests.sh >"$runs/xfstests-build.log" 2>&1; then
+	for t in "plan xfstests and collect name the units" "GNU parallel runs the xfstests plan" \
+		"collect of xfstests compares each kernel with its baseline"; do
+		tap_skip "$t" "no xfstests root image: $(tail -1 "$runs/xfstests-build.log")"
+	done
+else
+	x=$runs/xfs
+	"$H" plan xfstests --kernels "6.12-stock 6.12-aware" --fs ext4 --only generic/452 --timeout 120 \
+		--results "$runs" --run-id xfs --accel "${ACCEL:-auto}" >"$runs/xfs.plan" 2>"$runs/xfs.err"
+	rc=$?
+	"$H" collect "$x" >"$runs/xfs.c0" 2>"$runs/xfs.c0err"
+	rc2=$?
+	[ "$rc" -eq 0 ] && cmp -s "$runs/xfs.plan" "$x/plan.txt" && [ "$(sed -n 2p "$x/plan.txt")" = "$H unit $x 6.12-aware ext4" ] &&
+		jq -e '.kind == "xfstests" and (.plan.units | length) == 2' "$x/run.json" >/dev/null && [ ! -e "$x/xfstests" ] &&
+		[ "$rc2" -eq 1 ] && [ "$(grep -c ' unit ' "$runs/xfs.c0err")" -eq 2 ] &&
+		jq -e '(.complete | not) and (.results | length) == 0' "$x/xfstests.json" >/dev/null
+	tap_ok $? "plan xfstests and collect name the units: one per kernel and filesystem, none done (rc $rc, $rc2)"
+	harness/schedule.sh parallel "$x" 2 >"$runs/xfs.out" 2>"$runs/xfs.perr"
+	rc=$?
+	sh -c "$(sed -n 1p "$x/plan.txt")" 2>"$runs/xfs.again"
+	rc2=$?
+	[ "$rc" -eq 0 ] && [ "$(tail -n +2 "$x/parallel.log" | wc -l)" -eq 2 ] &&
+		grep -q '^| generic/452 | pass | pass |$' "$runs/xfs.out" &&
+		jq -e '.complete and (.results | length) == 2 and (.environments | keys) == ["6.12-aware/ext4", "6.12-stock/ext4"]' \
+			"$x/xfstests.json" >/dev/null &&
+		[ "$rc2" -eq 0 ] && grep -q "unit: 6.12-stock on ext4: done before, skipped" "$runs/xfs.again"
+	tap_ok $? "GNU parallel runs the xfstests plan, collect merges both units; a done line retried is skipped (rc $rc)"
+	# The comparison comes from the units' documents: aware's result turned
+	# into a failure in a copy of the run must make collect report it.
+	cp -a "$x" "$runs/xfs-reg"
+	u=$runs/xfs-reg/xfstests/6.12-aware/ext4/unit.json
+	jq '.results[0].status = "fail"' "$u" >"$u.new" && mv "$u.new" "$u"
+	"$H" collect "$runs/xfs-reg" >"$runs/xfs-reg.out" 2>/dev/null
+	rc=$?
+	[ "$rc" -eq 1 ] && grep -q '^| generic/452 | pass | fail \*\*REGRESSION\*\* |' "$runs/xfs-reg/summary.md" &&
+		grep -q "^1 failed; 1 regression against the baseline" "$runs/xfs-reg.out"
+	tap_ok $? "collect of xfstests compares each kernel with its baseline: a unit's failure is a regression (rc $rc)"
+fi
+
+# 8. Slurm: a real one-node cluster on this machine, an sbatch array over
 # the plan and collect as a job that depends on it.
 if ! slurm_local_available 2>"$runs/slurm.why"; then
 	tap_skip "SCHEDULER=slurm runs the plan as an array job" "$(cat "$runs/slurm.why")"
