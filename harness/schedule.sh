@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Run a planned bench run's units with an existing scheduler, then collect.
+# Run a planned run's units with an existing scheduler, then collect.
 #
 #   harness/schedule.sh parallel RUN_DIR [GUESTS] [SSHLOGINFILE]
 #   harness/schedule.sh slurm    RUN_DIR [GUESTS]
 #   harness/schedule.sh slurm-task PLAN  (inside a Slurm array task)
 #
-# RUN_DIR is what `pmem-harness plan bench` made; its plan.txt has one
-# complete `pmem-harness unit` command per line. Each unit writes only its
-# own directory under RUN_DIR/units/, so any scheduler may run them in any
-# order, anywhere that sees the same checkout, build/ and RUN_DIR at the same
-# path (a shared file system), and may retry one: a unit that is done is
-# not run again. `pmem-harness collect RUN_DIR` then merges them and names
-# the units missing.
+# RUN_DIR is what `pmem-harness plan bench|crashtest|xfstests` made; its
+# plan.txt has one complete `pmem-harness unit` command per line. Each unit
+# writes only its own directory (RUN_DIR/units/, crash/ or xfstests/), so
+# any scheduler may run them in any order, anywhere that sees the same
+# checkout, build/ and RUN_DIR at the same path (a shared file system), and
+# may retry one: a unit that is done is not run again. `pmem-harness
+# collect RUN_DIR` then merges them as the run's kind says and names the
+# units missing.
 #
 # parallel: GNU parallel, GUESTS at once per host (default: the host's
 #   CPUs); with SSHLOGINFILE, on the hosts it lists (`--sshloginfile`, in
@@ -43,7 +44,7 @@ scheduler=$1
 run=${2:?RUN_DIR}
 guests=${3:-}
 plan=$run/plan.txt
-[ -r "$plan" ] || die "no plan at $plan: run 'pmem-harness plan bench ...' first"
+[ -r "$plan" ] || die "no plan at $plan: run 'pmem-harness plan bench|crashtest|xfstests ...' first"
 [ -z "$guests" ] || [[ $guests =~ ^[1-9][0-9]*$ ]] || die "GUESTS must be a positive number, not '$guests'"
 units=$(wc -l <"$plan")
 
@@ -68,6 +69,9 @@ parallel)
 slurm)
 	command -v sbatch >/dev/null || die "sbatch is missing: install slurm-client and point SLURM_CONF at your cluster"
 	array=1-$units${guests:+%$guests}
+	# Each task's log goes to units/ (a crashtest or xfstests run has no
+	# other use for it); Slurm makes files, not directories.
+	mkdir -p "$run/units"
 	job=$(sbatch --parsable --job-name=pmem-unit --array="$array" --cpus-per-task=1 \
 		--chdir="$PWD" --output="$run/units/slurm-%A_%a.out" \
 		harness/schedule.sh slurm-task "$plan") || die "sbatch refused the array job"

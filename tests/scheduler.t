@@ -225,6 +225,7 @@ fi
 if ! slurm_local_available 2>"$runs/slurm.why"; then
 	tap_skip "SCHEDULER=slurm runs the plan as an array job" "$(cat "$runs/slurm.why")"
 	tap_skip "the Slurm tasks ran the units" "no Slurm"
+	tap_skip "SCHEDULER=slurm runs a crashtest plan" "no Slurm"
 else
 	cluster=$(mktemp -d /tmp/pmem-slurm.XXXXXX)
 	# sbatch --wait polls a finished job by MinJobAge: keep it short.
@@ -242,6 +243,16 @@ else
 		n=$(grep -l "unit: 6.1-aware ext4 rep [12]: done in" "$runs"/slurm/units/slurm-*_[12].out 2>/dev/null | wc -l)
 		[ "$n" -eq 2 ]
 		tap_ok $? "each of the two array tasks ran one unit ($n task logs say so)"
+		# A crashtest run has no units/ of its own: the task logs need one.
+		"$H" plan crashtest --program tests/fixtures/ack-late.c --fs ext4 --results "$runs" \
+			--run-id slurm-crash --accel "${ACCEL:-auto}" >/dev/null 2>&1
+		harness/schedule.sh slurm "$runs/slurm-crash" >"$runs/slurm-crash.out" 2>"$runs/slurm-crash.err"
+		rc=$?
+		s=$runs/slurm-crash/crash/summary.json
+		[ "$rc" -eq 0 ] && jq -e '.complete and .scenarios[0].images > 0 and
+			.scenarios[0].verdicts.intact == .scenarios[0].images' "$s" >/dev/null &&
+			grep -q "unit: program on ext4: .* images" "$runs"/slurm-crash/units/slurm-*_1.out
+		tap_ok $? "SCHEDULER=slurm runs a crashtest plan: its task's log kept, every image intact (rc $rc)"
 	fi
 fi
 tap_done
