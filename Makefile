@@ -2,6 +2,7 @@
 #
 #   make bench       the benchmark matrix and its summary (QUICK=1: a first look)
 #   make crashtest   simulated power loss, verdict per crash image (PROGRAM=..., PLATFORM=adr)
+#                    (bench, crashtest, xfstests: SCHEDULER=parallel|slurm runs their units)
 #   make adr-cost    what the ADR cache model costs a guest
 #   make crashbench  how fast crash images are checked, on a fixed cached set
 #   make xfstests    xfstests' DAX and mmap tests on each kernel, aware beside stock (XFSTESTS=checkout)
@@ -369,10 +370,16 @@ kernel_names = $(foreach k,$(1),$(if $(findstring /,$(k)),$(shell vm-images/buil
 # GUESTS: guests at once (local and parallel: per host; default: one per CPU).
 # SCHEDULER=parallel runs the plan through GNU parallel (on HOSTS' machines
 # when given), SCHEDULER=slurm as an sbatch array with collect after it.
+# make crashtest and make xfstests take SCHEDULER, GUESTS and HOSTS the same
+# way; GUESTS then counts units (a crashtest unit is a writer and a checker
+# guest, an xfstests unit one 1.5 GiB guest at a time).
 BENCH_KERNELS = $(or $(KERNELS),$(if $(QUICK),6.1-aware,6.1-stock 6.1-aware))
 SCHEDULER ?= local
 GUESTS    ?= $(shell nproc)
 BENCH_RUN_ID := $(or $(RESUME),$(RUN_ID),$(shell date +%Y%m%d-%H%M%S))
+# What schedule.sh takes after RUN_DIR: slurm limits the array only when asked.
+schedule_args = $(if $(filter parallel,$(SCHEDULER)),$(GUESTS) $(HOSTS),$(if $(filter command line,$(origin GUESTS)),$(GUESTS)))
+bad_scheduler = echo "make $@: SCHEDULER must be local, parallel or slurm, not '$(SCHEDULER)'" >&2; exit 2
 bench_options = $(if $(QUICK),--quick) --kernels "$(call kernel_names,$(BENCH_KERNELS))" $(if $(ACCEL),--accel $(ACCEL)) \
 		$(if $(FS),--fs "$(FS)") $(if $(MODES),--modes "$(MODES)") \
 		$(if $(JOBS),--jobs "$(JOBS)") $(if $(REPS),--reps $(REPS))
@@ -384,9 +391,9 @@ ifeq ($(SCHEDULER),local)
 	$(BUILD_DIR)/pmem-harness bench $(bench_options) --guests $(GUESTS) $(if $(RESUME),--resume $(RESUME))
 else ifneq ($(filter parallel slurm,$(SCHEDULER)),)
 	$(BUILD_DIR)/pmem-harness plan bench $(bench_options) $(if $(RESUME),--resume,--run-id) $(BENCH_RUN_ID) >/dev/null
-	harness/schedule.sh $(SCHEDULER) results/runs/$(BENCH_RUN_ID) $(if $(filter parallel,$(SCHEDULER)),$(GUESTS) $(HOSTS),$(if $(filter command line,$(origin GUESTS)),$(GUESTS)))
+	harness/schedule.sh $(SCHEDULER) results/runs/$(BENCH_RUN_ID) $(schedule_args)
 else
-	@echo "make bench: SCHEDULER must be local, parallel or slurm, not '$(SCHEDULER)'" >&2; exit 2
+	@$(bad_scheduler)
 endif
 
 # make crashtest [FS="ext4 xfs"] [SCENARIOS="..."] [PLATFORM=eadr|adr] [KEEP=1]
@@ -400,23 +407,34 @@ SCENARIO_KERNELS = $(shell awk -v only=" $(subst $(comma), ,$(SCENARIOS)) " \
 
 # make crashtest PROGRAM="a.c b.cc" (or a binary, or a #!/bin/sh script) [CHECK=check.c] [CFLAGS=... LDLIBS=...]
 #                [MODE=aware] [FS=ext4] [PLATFORM=adr] [KERNEL=flavour or path]
-crashtest:
-	vm-images/setup-host.sh
-	$(MAKE) all images
-	vm-images/build-kernel.sh $(or $(KERNEL),6.1-aware) $(if $(PROGRAM),,$(SCENARIO_KERNELS))
-	$(BUILD_DIR)/pmem-harness crashtest $(if $(KERNEL),--kernel $(call kernel_names,$(KERNEL))) $(if $(FS),--fs "$(FS)") $(if $(ACCEL),--accel $(ACCEL)) \
+# SCHEDULER=parallel|slurm: one unit per scenario and filesystem.
+CRASH_RUN_ID := $(or $(RESUME),$(RUN_ID),$(shell date +%Y%m%d-%H%M%S)-crash)
+crashtest_options = $(if $(KERNEL),--kernel $(call kernel_names,$(KERNEL))) $(if $(FS),--fs "$(FS)") $(if $(ACCEL),--accel $(ACCEL)) \
 		$(if $(SCENARIOS),--scenarios "$(SCENARIOS)") $(if $(KEEP),--keep) \
 		$(if $(PROGRAM),--program "$(PROGRAM)") $(if $(CHECK),--check "$(CHECK)") \
 		$(if $(filter command line,$(origin CFLAGS)),--cflags "$(CFLAGS)") $(if $(LDLIBS),--ldlibs "$(LDLIBS)") \
 		$(if $(MODE),--mode "$(MODE)") $(if $(PLATFORM),--platform $(PLATFORM)) \
-		$(if $(SUBSETS),--subsets $(SUBSETS)) $(if $(FENCE_POINTS),--fence-points $(FENCE_POINTS)) \
-		$(if $(RESUME),--resume $(RESUME))
+		$(if $(SUBSETS),--subsets $(SUBSETS)) $(if $(FENCE_POINTS),--fence-points $(FENCE_POINTS))
+crashtest:
+	vm-images/setup-host.sh
+	$(MAKE) all images
+	vm-images/build-kernel.sh $(or $(KERNEL),6.1-aware) $(if $(PROGRAM),,$(SCENARIO_KERNELS))
+ifeq ($(SCHEDULER),local)
+	$(BUILD_DIR)/pmem-harness crashtest $(crashtest_options) $(if $(RESUME),--resume $(RESUME),$(if $(RUN_ID),--run-id $(RUN_ID)))
+else ifneq ($(filter parallel slurm,$(SCHEDULER)),)
+	$(BUILD_DIR)/pmem-harness plan crashtest $(crashtest_options) $(if $(RESUME),--resume,--run-id) $(CRASH_RUN_ID) >/dev/null
+	harness/schedule.sh $(SCHEDULER) results/runs/$(CRASH_RUN_ID) $(schedule_args)
+else
+	@$(bad_scheduler)
+endif
 
 # make xfstests [XFSTESTS=<your checkout>] [KERNELS="..."] [FS="ext4 xfs"] [TESTS="generic/413 ..."]
 #               [TIMEOUT=s] [FORCE_AWARE=1]: the tests of xfstests/tests in guests, each
 # kernel beside its -stock baseline; fails when a kernel fails a test its baseline
 # passes. FORCE_AWARE=1: every shared file mapping asks for MAP_PMEM_AWARE first.
+# SCHEDULER=parallel|slurm: one unit per kernel and filesystem.
 XFSTESTS_KERNELS = $(or $(KERNELS),6.1-stock 6.1-aware 6.12-stock 6.12-aware)
+XFSTESTS_RUN_ID := $(or $(RUN_ID),$(shell date +%Y%m%d-%H%M%S)-xfstests)
 # The LD_PRELOAD library of FORCE_AWARE=1, for the guest's Debian userland.
 $(BUILD_DIR)/guest/aware-mmap.so: xfstests/aware-mmap.c
 	@mkdir -p $(@D)
@@ -425,12 +443,20 @@ $(BUILD_DIR)/guest/aware-mmap.so: xfstests/aware-mmap.c
 xfstests-image: $(BUILD_DIR)/guest/pmem-agent $(BUILD_DIR)/guest/aware-mmap.so $(BUILD_DIR)/initramfs-checker.cpio
 	vm-images/build-xfstests.sh $(XFSTESTS)
 
+xfstests_options = --kernels "$(call kernel_names,$(XFSTESTS_KERNELS))" $(if $(ACCEL),--accel $(ACCEL)) \
+		$(if $(FS),--fs "$(FS)") $(if $(TESTS),--only "$(TESTS)") $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(FORCE_AWARE),--force-aware)
 xfstests:
 	vm-images/setup-host.sh
 	$(MAKE) all xfstests-image
 	vm-images/build-kernel.sh $(XFSTESTS_KERNELS)
-	$(BUILD_DIR)/pmem-harness xfstests --kernels "$(call kernel_names,$(XFSTESTS_KERNELS))" $(if $(ACCEL),--accel $(ACCEL)) \
-		$(if $(FS),--fs "$(FS)") $(if $(TESTS),--only "$(TESTS)") $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(FORCE_AWARE),--force-aware)
+ifeq ($(SCHEDULER),local)
+	$(BUILD_DIR)/pmem-harness xfstests $(xfstests_options) $(if $(RUN_ID),--run-id $(RUN_ID))
+else ifneq ($(filter parallel slurm,$(SCHEDULER)),)
+	$(BUILD_DIR)/pmem-harness plan xfstests $(xfstests_options) --run-id $(XFSTESTS_RUN_ID) >/dev/null
+	harness/schedule.sh $(SCHEDULER) results/runs/$(XFSTESTS_RUN_ID) $(schedule_args)
+else
+	@$(bad_scheduler)
+endif
 
 # make adr-cost [JOB=file.fio] [REPS=3]: what the ADR model costs a guest (TCG)
 adr-cost: all images
