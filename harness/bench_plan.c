@@ -22,14 +22,10 @@
 
 void bench_plan_line(const struct bench *b, const char *kernel, const char *fs, int rep, FILE *f)
 {
-	shell_word(f, b->harness);
-	fputs(" unit ", f);
-	shell_word(f, b->run_dir);
-	fputc(' ', f);
-	shell_word(f, kernel);
-	fputc(' ', f);
-	shell_word(f, fs);
-	fprintf(f, " %d\n", rep);
+	char r[16];
+
+	snprintf(r, sizeof(r), "%d", rep);
+	unit_command(f, b->harness, b->run_dir, kernel, fs, r);
 }
 
 void bench_say_disk_full(const struct bench *b, const char *where, int resumable)

@@ -38,14 +38,7 @@ void crash_plan_line(FILE *f, const char *build, const char *run_dir, const char
 	char harness[1100];
 
 	snprintf(harness, sizeof(harness), "%s/pmem-harness", build);
-	shell_word(f, harness);
-	fputs(" unit ", f);
-	shell_word(f, run_dir);
-	fputc(' ', f);
-	shell_word(f, scenario);
-	fputc(' ', f);
-	shell_word(f, fs);
-	fputc('\n', f);
+	unit_command(f, harness, run_dir, scenario, fs, NULL);
 }
 
 /* plan.txt, written whole and then renamed: a reader never sees half a plan. */

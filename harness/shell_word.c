@@ -18,3 +18,17 @@ void shell_word(FILE *f, const char *s)
 			fputc(*s, f);
 	fputc('\'', f);
 }
+
+void unit_command(FILE *f, const char *harness, const char *run_dir, const char *a, const char *b,
+		  const char *c)
+{
+	const char *words[] = { run_dir, a, b, c };
+
+	shell_word(f, harness);
+	fputs(" unit", f);
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]) && words[i]; i++) {
+		fputc(' ', f);
+		shell_word(f, words[i]);
+	}
+	fputc('\n', f);
+}

@@ -379,14 +379,7 @@ void xt_plan_line(FILE *f, const char *build, const char *run_dir, const char *k
 	char harness[1100];
 
 	snprintf(harness, sizeof(harness), "%s/pmem-harness", build);
-	shell_word(f, harness);
-	fputs(" unit ", f);
-	shell_word(f, run_dir);
-	fputc(' ', f);
-	shell_word(f, kernel);
-	fputc(' ', f);
-	shell_word(f, fs);
-	fputc('\n', f);
+	unit_command(f, harness, run_dir, kernel, fs, NULL);
 }
 
 int xt_unit_run(const struct xt_run *run, const char *run_dir, const char *kernel, const char *fs, json_t *tests,
