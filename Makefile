@@ -32,7 +32,8 @@ SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
 BUILD_DIR := build
 
 # Flavours the test suite boots; `make kernels` builds every flavour.
-TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-nogate 6.1-aware-cowuntracked 6.12-stock 6.12-aware 6.12-aware-nogate 6.12-aware-cowuntracked \
+TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-nogate 6.1-aware-cowuntracked 6.1-aware-wpaware \
+		6.12-stock 6.12-aware 6.12-aware-nogate 6.12-aware-cowuntracked 6.12-aware-wpaware \
 		6.12-stock-cowflush
 ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 

@@ -6,7 +6,9 @@
 # (synchronous faults are tagged only in dax_insert_pfn_mkwrite), while the
 # legacy shared cases still pass. Both ports (6.1 and 6.12) have such a
 # kernel. On a kernel with series v1's CoW behaviour (test-cow-untracked)
-# the aware CoW cases must fail and the legacy ones pass.
+# the aware CoW cases must fail and the legacy ones pass. On one that
+# write-protects aware mappings on a legacy write-back (test-wp-aware, v1)
+# the refault case must fail.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
@@ -56,5 +58,19 @@ for version in 6.1 6.12; do
 		[ "$got" = "ok" ]
 		tap_ok $? "$version: 'cow-written-back $mode' still passes there (got: ${got:-missing})"
 	done
+done
+
+# Series v1 write-protected aware mappings on a legacy write-back too (patch 5
+# reverted): the aware stores after a legacy msync refault there, and the
+# legacy mapping's own write-back still works.
+for version in 6.1 6.12; do
+	GUEST_TAP_EMIT=0 guest_tap "wpaware-$version/ext4" "$version-aware-wpaware" ext4 \
+		tests/guest/semantics.job
+	got=$(result_of "legacy-msync-leaves-aware-writable")
+	[ "$got" = "not ok" ]
+	tap_ok $? "$version: v1 write-back caught: 'legacy-msync-leaves-aware-writable' fails (got: ${got:-missing})"
+	got=$(result_of "aware-msync-writes-back-legacy-writes")
+	[ "$got" = "ok" ]
+	tap_ok $? "$version: 'aware-msync-writes-back-legacy-writes' still passes there (got: ${got:-missing})"
 done
 tap_done
