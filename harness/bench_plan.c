@@ -85,33 +85,22 @@ static int copy_jobs(const struct bench *b, char *why, size_t len)
 /* plan.txt, written whole and then renamed: a reader never sees half a plan. */
 static int write_plan(const struct bench *b, int *planned, char *why, size_t len)
 {
-	char path[600], tmp[620], dir[1024];
-	int rep, i, k, bad;
-	FILE *f;
+	char path[600], dir[1024];
+	struct text_out out;
+	int rep, i, k;
 
 	snprintf(path, sizeof(path), "%s/plan.txt", b->run_dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		snprintf(why, len, "cannot write %s: %s", tmp, strerror(errno));
+	if (text_file_begin(&out, path, why, len) < 0)
 		return -1;
-	}
 	*planned = 0;
 	bench_for_each_unit(b, rep, i, k) {
 		bench_unit_dir(b, b->kernels.v[i], b->fss.v[k], rep, dir, sizeof(dir));
 		if (bench_unit_done(dir))
 			continue;
-		bench_plan_line(b, b->kernels.v[i], b->fss.v[k], rep, f);
+		bench_plan_line(b, b->kernels.v[i], b->fss.v[k], rep, out.f);
 		++*planned;
 	}
-	bad = fflush(f) || ferror(f);
-	bad |= fclose(f);
-	if (bad || rename(tmp, path) < 0) {
-		snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return text_file_commit(&out, why, len);
 }
 
 int bench_plan(struct bench *b, int *exit_status)

@@ -31,6 +31,7 @@
 #include "qemu.h"
 #include "rundir.h"
 #include "runinfo.h"
+#include "textfile.h"
 #include "xfstests_run.h"
 
 #define MAX_KERNELS 15
@@ -270,31 +271,25 @@ int cmd_xfstests(int argc, char **argv)
 int xfstests_plan(int argc, char **argv)
 {
 	struct xt_setup s = { 0 };
-	char path[1100], tmp[1120];
-	int rc, bad;
+	char path[1100], why[1400];
+	struct text_out out;
 	json_t *u;
 	size_t i;
-	FILE *f;
+	int rc;
 
 	if ((rc = setup(&s, argc, argv)) != GO_ON)
 		return rc;
 	snprintf(path, sizeof(path), "%s/plan.txt", s.run_dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "plan: cannot write %s: %s\n", tmp, strerror(errno));
+	if (text_file_begin(&out, path, why, sizeof(why)) < 0) {
+		fprintf(stderr, "plan: %s\n", why);
 		json_decref(s.run_doc);
 		return 1;
 	}
 	json_array_foreach(units_of(&s), i, u)
-		xt_plan_line(f, s.run.build, s.run_dir, json_string_value(json_object_get(u, "kernel")),
+		xt_plan_line(out.f, s.run.build, s.run_dir, json_string_value(json_object_get(u, "kernel")),
 			     json_string_value(json_object_get(u, "fs")));
-	bad = fflush(f) || ferror(f);
-	bad |= fclose(f);
-	/* Written whole and then renamed: a reader never sees half a plan. */
-	if (bad || rename(tmp, path) < 0) {
-		fprintf(stderr, "plan: cannot write %s: %s\n", path, strerror(errno));
-		unlink(tmp);
+	if (text_file_commit(&out, why, sizeof(why)) < 0) {
+		fprintf(stderr, "plan: %s\n", why);
 		json_decref(s.run_doc);
 		return 1;
 	}

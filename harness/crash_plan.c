@@ -44,20 +44,15 @@ void crash_plan_line(FILE *f, const char *build, const char *run_dir, const char
 /* plan.txt, written whole and then renamed: a reader never sees half a plan. */
 static int write_lines(const struct crash_options *o, json_t *units, int *planned, char *why, size_t len)
 {
-	char path[1100], tmp[1120], dir[1300];
+	char path[1100], dir[1300];
+	struct text_out out;
 	const char *sc, *fs;
 	json_t *u;
 	size_t i;
-	FILE *f;
-	int bad;
 
 	snprintf(path, sizeof(path), "%s/plan.txt", o->run_dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		snprintf(why, len, "cannot write %s: %s", tmp, strerror(errno));
+	if (text_file_begin(&out, path, why, len) < 0)
 		return -1;
-	}
 	*planned = 0;
 	json_array_foreach(units, i, u) {
 		sc = json_string_value(json_object_get(u, "scenario"));
@@ -65,17 +60,10 @@ static int write_lines(const struct crash_options *o, json_t *units, int *planne
 		crash_unit_dir(o->run_dir, sc, fs, dir, sizeof(dir));
 		if (crash_unit_done(dir))
 			continue;
-		crash_plan_line(f, o->build, o->run_dir, sc, fs);
+		crash_plan_line(out.f, o->build, o->run_dir, sc, fs);
 		++*planned;
 	}
-	bad = fflush(f) || ferror(f);
-	bad |= fclose(f);
-	if (bad || rename(tmp, path) < 0) {
-		snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return text_file_commit(&out, why, len);
 }
 
 int crash_plan_write(const struct crash_options *o, json_t *units, int checkers, int *planned, char *why,
