@@ -262,6 +262,9 @@ int guest_run(struct guest_run_opts *ro)
 	}
 	if (ro->virtio_pmem_size) {
 		if (prepare_virtio_pmem(ro, vpmem, sizeof(vpmem)) < 0) {
+			/* The NVDIMM's copy is half a gigabyte of nothing now. */
+			if (o.qemu.nvdimm)
+				unlink(nvdimm);
 			free((char *)o.script);
 			return 2;
 		}
