@@ -47,10 +47,14 @@ pkg=$(dpkg-query -S "$(readlink -f "$path")" 2>/dev/null | sed -n '1s/:.*//p') |
 read -r src srcver < <(dpkg-query -W -f='${source:Package} ${source:Version}\n' "$pkg")
 [ -n "${srcver:-}" ] || die "dpkg-query cannot name the source package of $pkg"
 # The apt line under the installed version ("*** VER PRIO") names the suite.
-suite=$(apt-cache policy "$pkg" 2>/dev/null | awk '
+# apt-cache's output is read whole before it is parsed: an awk that stopped
+# reading at its first match would kill apt-cache with SIGPIPE, and
+# pipefail would end this script there.
+policy=$(apt-cache policy "$pkg" 2>/dev/null) || policy=
+suite=$(awk '
 	/^ \*\*\* / { inst = 1; next }
 	/^     [^ ]/ { inst = 0 }
-	inst && $2 ~ /^[a-z]+:\/\// { split($3, s, "/"); print s[1]; exit }')
+	inst && !found && $2 ~ /^[a-z]+:\/\// { split($3, s, "/"); print s[1]; found = 1 }' <<< "$policy")
 if [ -z "$suite" ]; then
 	# Installed from a .deb no index lists any more: guess from the version.
 	case $srcver in
@@ -105,7 +109,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # The indexes may already know the source (added earlier, updated since).
-if [ "$added" = 1 ] || ! apt-cache showsrc "$src" 2>/dev/null | grep -xF "Version: $srcver" > /dev/null; then
+showsrc=$(apt-cache showsrc "$src" 2>/dev/null) || showsrc=
+if [ "$added" = 1 ] || ! grep -xqF "Version: $srcver" <<< "$showsrc"; then
 	need_root "apt source indexes do not list $src $srcver"
 	apt-get update > "$tmp/update.log" 2>&1 ||
 		die "apt-get update failed (see: apt-get update); check the network and /etc/apt/sources.list.d/"
@@ -121,8 +126,8 @@ fi
 if ! (cd "$tmp" && apt-get -o APT::Sandbox::User=root source --download-only "$src=$srcver") \
 	> "$tmp/source.log" 2>&1 &&
 	[ -z "$(find "$tmp" -maxdepth 1 -name "${src}_*.orig.tar.*")" ]; then
-	uri=$(cd "$tmp" && apt-get source --print-uris "$src=$srcver" 2> /dev/null |
-		awk '$2 ~ /\.orig\.tar\./ { print; exit }') || true
+	uris=$(cd "$tmp" && apt-get source --print-uris "$src=$srcver" 2> /dev/null) || uris=
+	uri=$(awk '$2 ~ /\.orig\.tar\./ && !n++' <<< "$uris")
 	read -r url file _ hash <<< "${uri:-}"
 	[ -n "${hash:-}" ] ||
 		die "apt-get source --download-only $src=$srcver failed: $(grep -m1 '^E:' "$tmp/source.log" || tail -n1 "$tmp/source.log")"
@@ -133,11 +138,11 @@ if ! (cd "$tmp" && apt-get -o APT::Sandbox::User=root source --download-only "$s
 		die "cannot download $file for $src $srcver ($(grep -m1 '^E:' "$tmp/helper.log" || tail -n1 "$tmp/helper.log")); check the network and the deb-src entry for $suite"
 fi
 
-orig=$(find "$tmp" -maxdepth 1 -name "${src}_*.orig.tar.*" | head -n1)
+orig=$(find "$tmp" -maxdepth 1 -name "${src}_*.orig.tar.*" -print -quit)
 [ -n "$orig" ] || die "no ${src}_*.orig.tar.* among the files apt-get source downloaded"
 tar -xaf "$orig" -C "$tmp" --wildcards '*/include/qemu/qemu-plugin.h' 2> "$tmp/tar.log" ||
 	die "include/qemu/qemu-plugin.h not found in $(basename "$orig")"
-header=$(find "$tmp" -path '*/include/qemu/qemu-plugin.h' | head -n1)
+header=$(find "$tmp" -path '*/include/qemu/qemu-plugin.h' -print -quit)
 
 api=$(sed -n 's/^#define QEMU_PLUGIN_VERSION \([0-9]*\).*/\1/p' "$header")
 if [ "${api:-0}" -lt 4 ]; then
