@@ -178,9 +178,9 @@ $(BUILD_DIR)/guest/pmem-checker: $(call guest_obj,$(CHECKER_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $^
 
-$(BUILD_DIR)/tests/unit-console: tests/unit/console.c harness/console.c
+$(BUILD_DIR)/tests/unit-console: tests/unit/console.c harness/console.c harness/guest_events.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/console.c harness/console.c,)
+	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/console.c harness/console.c harness/guest_events.c,-ljansson)
 
 # accel.c with vm_run() stood in for by the test: the KVM choice without a guest.
 $(BUILD_DIR)/tests/unit-qemu-argv: tests/unit/qemu-argv.c harness/qemu.c harness/accel.c harness/rundir.c harness/child.c

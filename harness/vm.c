@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guest_events.h"
 #include "qmp.h"
 #include "vm.h"
 
@@ -608,6 +609,7 @@ int vm_run(struct vm_options *o, struct vm_result *r)
 	}
 out:
 	cleanup(&vm);
+	guest_events_record(o->run_dir, r);
 	return r->status == VM_OK || r->status == VM_KILLED ? 0 : -1;
 }
 
