@@ -47,6 +47,24 @@ sed 's/^/# /' "$out.stderr"
 no_qemu_left
 tap_ok $? "no QEMU left after the panic"
 
+# The panic above is this test's own; any other splat fails it (tap_done).
+tap_console_expect $'^panic\t'
+
+# A WARNING reaches the console the way the kernel's own do: through printk
+# (here /dev/kmsg). The guest goes on, the run keeps its status, and the
+# suite's record of splats (PMEM_GUEST_EVENTS) names it, so the test that
+# booted it fails: shown here in a subshell, the record then cleared.
+printf '%s\n' 'echo "WARNING: CPU: 0 PID: 1 at fs/dax.c:1 planted_by_the_suite" >/dev/kmsg' \
+	'sleep 1; exit 0' >"$RUNS/warn.sh"
+run_case warning --script "$RUNS/warn.sh"
+[ "$rc" -eq 0 ] && [ "$status" = ok ] && [ "$(jq -r .console_event "$out/vm.json")" = warning ] &&
+	grep -q 'guest kernel warning.*planted_by_the_suite' "$out.stderr"
+tap_ok $? "a kernel WARNING is recorded in vm.json and said in one line (rc $rc, status $status)"
+verdict=$( (TAP_N=0 TAP_FAILED=0 TAP_CONSOLE_EXPECTED=$'^panic\t'; tap_console_check) )
+[[ $verdict == "not ok 1 guest kernel warning on the console: "*planted_by_the_suite*"$out/console.log)" ]]
+tap_ok $? "the WARNING fails the test that booted the guest: '$verdict'"
+: >"$PMEM_GUEST_EVENTS"
+
 echo 'sleep 600' >"$RUNS/hang.sh"
 run_case hang --script "$RUNS/hang.sh" --timeout 5
 [ "$rc" -eq 125 ] && [ "$status" = run-timeout ] && [ "$(wc -l <"$out.stderr")" -eq 1 ]
