@@ -38,6 +38,12 @@ for k in kernels qemu.version accel.name host.cpu git reps; do
 done
 jq -e '.kernels["6.1-aware"].patches | length > 0' "$run/run.json" >/dev/null
 tap_ok $? "run.json lists the aware kernel's patches with their hashes"
+# The instruction counter is part of every bench here: set-up provides QEMU
+# 10 and the plugin, so a bench without counts is a broken install.
+jq -e '.insn_per_fault == "TCG plugin insn-per-fault"' "$run/run.json" >/dev/null &&
+	jq -e '[.reps[].result.jobs[].pmem.insn_per_fault | select(. != null) | .median | select(. > 0)] | length > 0' \
+		"$cell" >/dev/null
+tap_ok $? "kernel instructions per fault were counted (run.json: $(jq -r .insn_per_fault "$run/run.json"))"
 grep -q 'tiny \[tiny-msync\]' "$runs.out" && grep -q 'dax_writeback_one events' "$runs.out" &&
 	grep -qE 'TCG: times are emulated|KVM: times are real' "$runs.out"
 tap_ok $? "the summary names the section, the metrics and the accelerator"
