@@ -339,7 +339,7 @@ test:
 	$(MAKE) shellcheck
 	$(MAKE) all $(UNIT_TESTS) $(FUZZ_TARGETS) test-kernels images
 	$(if $(KERNEL),vm-images/build-kernel.sh $(KERNEL))
-	$(if $(KERNEL),PMEM_TEST_KERNELS="$(call kernel_names,$(KERNEL))") prove -v $(UNIT_TESTS) tests/*.t
+	$(if $(KERNEL),PMEM_TEST_KERNELS="$(call kernel_names,$(KERNEL))") tests/run.sh $(UNIT_TESTS) tests/*.t
 
 # Shell scripts: *.sh (sourced ones too, which say their shell to
 # shellcheck) and every file whose first line runs sh or bash: tests/*.t,
