@@ -22,10 +22,9 @@ out=$RUNS/adr
 rm -rf "$out"
 mkdir -p "$out"
 echo "TAP version 13"
-if [ ! -r "$B/plugins/adr-cache.so" ]; then
-	tap_skip "ADR model" "no $B/plugins/adr-cache.so (needs QEMU >= 10 and its plugin header)"
-	tap_done
-fi
+tap_require "$B/plugins/adr-cache.so" "$B/images/ext4.img" "$B/images/xfs-reflink.img" "$B/kernels/6.1-aware/bzImage" \
+	"$B/kernels/6.12-stock/bzImage" "$B/kernels/6.12-aware/bzImage" "$B/kernels/6.12-aware-cowuntracked/bzImage" \
+	"$B/kernels/6.12-stock-cowflush/bzImage"
 
 crash() { # run-id args...
 	local id=$1
@@ -205,29 +204,20 @@ unblamed() { # dir: on a mismatch, show one lost image the rule above does not e
 # reflinked file no DAX): the MAP_SYNC program loses the kernel's copy under
 # ADR, every loss blamed on a kernel function, and under eADR it keeps every
 # record.
-if [ -e "$B/images/xfs-reflink.img" ] && [ -e "$B/kernels/6.12-aware/bzImage" ]; then
-	crash cow --fs xfs-reflink --scenarios cow-sync,cow-sync-adr
-	rc=$?
-	sum=$out/cow/crash/summary.json
-	grep -E '^ *cow-sync(-adr)? ' "$out/cow.out" | sed 's/^/# /'
-	dir=$out/cow/crash/cow-sync-adr__xfs-reflink
-	lost=$(jq '.scenarios[] | select(.scenario == "cow-sync-adr") | .verdicts.lost' "$sum")
-	blamed=$(kernel_blamed "$dir")
-	echo "# scenario table, 6.12-aware: cow-sync-adr $lost lost images, $blamed explained by kernel stores never written back"
-	{ [ "$rc" -eq 0 ] && [ "${lost:-0}" -gt 0 ] && [ "$blamed" = "$lost" ] || { unblamed "$dir"; false; }; } &&
-		jq -e '[.scenarios[] | select(.scenario == "cow-sync-adr")][0] | .model.unresolved_flushes == 0 and
-			(.causes[0].site | test("^[A-Za-z_][A-Za-z0-9_.]*\\+0x[0-9a-f]+$"))' "$sum" >/dev/null &&
-		jq -e '[.scenarios[] | select(.scenario == "cow-sync")][0] | .images > 0 and .verdicts.intact == .images' \
-			"$sum" >/dev/null
-	tap_ok $? "scenario rows cow-sync-adr and cow-sync (6.12-aware): MAP_SYNC's CoW copy lost under ADR, blamed on the kernel; intact under eADR"
-else
-	tap_skip "scenario rows cow-sync-adr and cow-sync" "needs 6.12-aware and the xfs-reflink image (make test-kernels images)"
-fi
-if [ ! -e "$B/kernels/6.12-aware-cowuntracked/bzImage" ] || [ ! -e "$B/kernels/6.12-aware/bzImage" ] ||
-	[ ! -e "$B/kernels/6.12-stock/bzImage" ] || [ ! -e "$B/images/xfs-reflink.img" ]; then
-	tap_skip "reflink CoW under ADR" "needs 6.12-stock, 6.12-aware, 6.12-aware-cowuntracked and the xfs-reflink image (make test-kernels images)"
-	tap_done
-fi
+crash cow --fs xfs-reflink --scenarios cow-sync,cow-sync-adr
+rc=$?
+sum=$out/cow/crash/summary.json
+grep -E '^ *cow-sync(-adr)? ' "$out/cow.out" | sed 's/^/# /'
+dir=$out/cow/crash/cow-sync-adr__xfs-reflink
+lost=$(jq '.scenarios[] | select(.scenario == "cow-sync-adr") | .verdicts.lost' "$sum")
+blamed=$(kernel_blamed "$dir")
+echo "# scenario table, 6.12-aware: cow-sync-adr $lost lost images, $blamed explained by kernel stores never written back"
+{ [ "$rc" -eq 0 ] && [ "${lost:-0}" -gt 0 ] && [ "$blamed" = "$lost" ] || { unblamed "$dir"; false; }; } &&
+	jq -e '[.scenarios[] | select(.scenario == "cow-sync-adr")][0] | .model.unresolved_flushes == 0 and
+		(.causes[0].site | test("^[A-Za-z_][A-Za-z0-9_.]*\\+0x[0-9a-f]+$"))' "$sum" >/dev/null &&
+	jq -e '[.scenarios[] | select(.scenario == "cow-sync")][0] | .images > 0 and .verdicts.intact == .images' \
+		"$sum" >/dev/null
+tap_ok $? "scenario rows cow-sync-adr and cow-sync (6.12-aware): MAP_SYNC's CoW copy lost under ADR, blamed on the kernel; intact under eADR"
 # Series v1 left an aware CoW fault untracked (6.12-aware-cowuntracked keeps
 # that behaviour for this test); v2 tracks it, so fsync writes the copy back.
 reflink rl-aware 6.12-aware-cowuntracked aware
@@ -279,10 +269,6 @@ tap_ok $? "the same program under eADR: every image intact (the loss is the unfl
 # The correct twin: the kernel with the copy written back before the remap
 # (vm-images/patches/6.12/cow-flush). Both programs that lost the copy on
 # 6.12-stock keep it.
-if [ ! -e "$B/kernels/6.12-stock-cowflush/bzImage" ]; then
-	tap_skip "CoW twin" "needs 6.12-stock-cowflush (make test-kernels)"
-	tap_done
-fi
 reflink rl-bystander-fix 6.12-stock-cowflush shared cow-reflink-bystander
 sum=$out/rl-bystander-fix/crash/summary.json
 jq -c '.scenarios[0] | {images, verdicts, flushes: .model.flushes, unresolved: .model.unresolved_flushes}' "$sum" | sed 's/^/# /'

@@ -26,14 +26,7 @@ out=$RUNS/bench-faults
 rm -rf "$out"
 mkdir -p "$out"
 echo "TAP version 13"
-missing=
-for f in "$H" "$B/kernels/6.1-aware/bzImage" "$B/initramfs.cpio" "$B/images/ext4.img"; do
-	[ -r "$f" ] || missing+=" $f"
-done
-if [ -n "$missing" ]; then
-	tap_skip "bench under faults on real guests" "missing$missing (make test-kernels images)"
-	tap_done
-fi
+tap_require "$H" "$B/kernels/6.1-aware/bzImage" "$B/initramfs.cpio" "$B/images/ext4.img"
 t_start=$(date +%s)
 opts=(--kernels 6.1-aware --fs ext4 --modes "shared aware" --jobs tests/fixtures/tiny.fio
 	--accel "${ACCEL:-auto}")

@@ -33,14 +33,7 @@ out=$RUNS/faults
 rm -rf "$out"
 mkdir -p "$out"
 echo "TAP version 13"
-missing=
-for f in "$B/kernels/6.1-aware/bzImage" "$B/initramfs.cpio" "$B/initramfs-checker.cpio" "$B/images/ext4.img"; do
-	[ -r "$f" ] || missing+=" $f"
-done
-if [ -n "$missing" ]; then
-	tap_skip "faults under real guests" "missing$missing (make test-kernels images)"
-	tap_done
-fi
+tap_require "$B/kernels/6.1-aware/bzImage" "$B/initramfs.cpio" "$B/initramfs-checker.cpio" "$B/images/ext4.img"
 t_start=$(date +%s)
 
 # Milliseconds since the epoch.

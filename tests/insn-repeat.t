@@ -19,13 +19,7 @@ cd "$(dirname "$0")/.." || exit 1
 
 H=$B/pmem-harness
 kernel=6.1-aware
-for need in "$B/plugins/insn-per-fault.so:QEMU >= 10 and 'make plugins'" \
-	"$B/kernels/$kernel/bzImage:make test-kernels" "$B/images/xfs.img:make images"; do
-	if [ ! -e "${need%%:*}" ]; then
-		echo "1..0 # SKIP no ${need%%:*} (${need#*:})"
-		exit 0
-	fi
-done
+tap_require "$B/plugins/insn-per-fault.so" "$B/kernels/$kernel/bzImage" "$B/images/xfs.img"
 case ${INSN_REPEAT_FIGURE:-own} in
 own) figure=own path=.pmem.insn_per_fault.median ;;
 all) figure="all instructions" path=.pmem.insn_interference.all_median ;;

@@ -12,10 +12,7 @@ out=$RUNS/misbehave
 rm -rf "$out"
 mkdir -p "$out"
 echo "TAP version 13"
-if [ ! -e "$B/kernels/6.1-aware/bzImage" ] || [ ! -e "$B/images/ext4.img" ]; then
-	tap_skip "misbehaving programs" "needs the 6.1-aware kernel and the ext4 image (make test-kernels images)"
-	tap_done
-fi
+tap_require "$B/kernels/6.1-aware/bzImage" "$B/images/ext4.img"
 
 run() { # id how
 	"$H" crashtest --program tests/fixtures/misbehave.c --cflags "-O2 -DHOW=$2" --fs ext4 --checkers 1 \

@@ -33,15 +33,10 @@ mkdir -p "$cache/test-trees"
 echo "TAP version 13"
 
 if [ ! -e /usr/src/linux-source-6.12.tar.xz ]; then
-	echo "1..0 # SKIP linux-source-6.12 is not installed (apt-get install linux-source-6.12)"
-	exit 0
+	tap_ok 1 "linux-source-6.12 is installed: run 'sudo make setup'"
+	tap_done
 fi
-for f in "$B/kernels/6.1-stock/bzImage" "$B/initramfs.cpio" "$B/images/ext4.img"; do
-	if [ ! -e "$f" ]; then
-		echo "1..0 # SKIP no $f: make test-kernels images"
-		exit 0
-	fi
-done
+tap_require "$B/kernels/6.1-stock/bzImage" "$B/initramfs.cpio" "$B/images/ext4.img"
 rm -rf "$out"
 mkdir -p "$out"
 

@@ -23,6 +23,8 @@ packages=(
 	busybox-static ndctl daxctl e2fsprogs xfsprogs fio libpmem1 libpmem-dev linux-perf
 	# PMDK programs under test: libpmemobj to build against, pmempool for their checkers
 	libpmemobj-dev pmdk-tools
+	# tests/program.t: a Rust program linking libpmemack.a
+	rustc
 	# reports: plots, and the browser the report test opens them in
 	gnuplot-nox chromium fonts-dejavu-core
 	# make xfstests: its build dependencies (xfstests README) and the tool that
