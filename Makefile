@@ -114,7 +114,7 @@ plugins:
 ifeq ($(HAVE_PLUGIN_API),yes)
 plugins: $(PLUGINS)
 else
-	@echo "warning: no QEMU plugin API v4 (QEMU < 10): instructions per fault will be unavailable" >&2
+	@echo "warning: no TCG plugins (no ADR model, no instructions per fault): $(or $(PLUGIN_HEADER_WHY),no QEMU plugin API v4)" >&2
 endif
 
 setup:
