@@ -27,7 +27,12 @@ MAKEFLAGS += --no-builtin-rules --no-builtin-variables
 CC       := $(if $(filter environment command line,$(origin CC)),$(CC),gcc)
 # snprintf truncation is checked where it matters; paths are bounded by PATH_MAX.
 WARNINGS := -Wall -Wextra -Werror -Wno-format-truncation
-CFLAGS   := -std=gnu11 -O2 -g $(WARNINGS)
+# Our own flags, for every program this Makefile builds. CFLAGS and LDLIBS
+# belong to the user: on the command line they are a crash-tested
+# program's (make crashtest PROGRAM=... CFLAGS=-DNDEBUG), and never reach
+# the harness or the guest programs, which a command-line CFLAGS would
+# otherwise replace, -Werror and all, in this make and every sub-make.
+BUILD_CFLAGS := -std=gnu11 -O2 -g $(WARNINGS)
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
 BUILD_DIR := build
 
@@ -77,7 +82,7 @@ CHECKER_SRC   := workloads/checker.c workloads/record_verify.c workloads/json_ou
 
 # The guest programs' objects live apart from the host's, in
 # build/guest-obj/, so that the two sets of flags never mix.
-GUEST_CFLAGS := $(CFLAGS) -Iworkloads
+GUEST_CFLAGS := $(BUILD_CFLAGS) -Iworkloads
 guest_obj     = $(patsubst %.c,$(BUILD_DIR)/guest-obj/%.o,$(1))
 GUEST_OBJ    := $(call guest_obj,$(sort $(WRITER_SRC) $(AGENT_SRC) $(SEMANTICS_SRC) $(PEER_SRC) $(VERIFY_SRC) $(CHECKER_SRC)))
 
@@ -124,10 +129,10 @@ setup:
 # writes beside it (.d) the headers it read, for the next make.
 $(BUILD_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(BUILD_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD_DIR)/pmem-harness: $(HARNESS_OBJ)
-	$(CC) $(CFLAGS) -o $@ $(HARNESS_OBJ) $(HARNESS_LDLIBS)
+	$(CC) $(BUILD_CFLAGS) -o $@ $(HARNESS_OBJ) $(HARNESS_LDLIBS)
 
 $(BUILD_DIR)/guest-obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -146,7 +151,7 @@ $(BUILD_DIR)/guest/pmem-ack: workloads/pmem-ack.c $(ACKLIB) workloads/user-progr
 
 $(BUILD_DIR)/ackobj/%.o: workloads/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fPIC -MMD -MP -c -o $@ $<
+	$(CC) $(BUILD_CFLAGS) -fPIC -MMD -MP -c -o $@ $<
 
 $(BUILD_DIR)/libpmemack.a: $(patsubst workloads/%.c,$(BUILD_DIR)/ackobj/%.o,$(ACKLIB_SRC))
 	rm -f $@
@@ -180,77 +185,77 @@ $(BUILD_DIR)/guest/pmem-checker: $(call guest_obj,$(CHECKER_SRC))
 
 $(BUILD_DIR)/tests/unit-console: tests/unit/console.c harness/console.c harness/guest_events.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/console.c harness/console.c harness/guest_events.c,-ljansson)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/console.c harness/console.c harness/guest_events.c,-ljansson)
 
 # accel.c with vm_run() stood in for by the test: the KVM choice without a guest.
 $(BUILD_DIR)/tests/unit-qemu-argv: tests/unit/qemu-argv.c harness/qemu.c harness/accel.c harness/rundir.c harness/child.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/qemu-argv.c harness/qemu.c harness/accel.c harness/rundir.c harness/child.c,)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/qemu-argv.c harness/qemu.c harness/accel.c harness/rundir.c harness/child.c,)
 
 $(BUILD_DIR)/tests/unit-job-parse: tests/unit/job-parse.c $(WRITER_SRC)
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest,tests/unit/job-parse.c $(filter-out workloads/writer.c,$(WRITER_SRC)),-ljansson -linih -lpmem -lm)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest,tests/unit/job-parse.c $(filter-out workloads/writer.c,$(WRITER_SRC)),-ljansson -linih -lpmem -lm)
 
 # With the guest's writer of a file's entry, read back by the loader.
 $(BUILD_DIR)/tests/unit-judge-parse: tests/unit/judge-parse.c crash-inject/judge.c workloads/record_verify.c workloads/json_out.c workloads/record.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/judge-parse.c crash-inject/judge.c workloads/record_verify.c workloads/json_out.c workloads/record.c,-ljansson -lm)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/judge-parse.c crash-inject/judge.c workloads/record_verify.c workloads/json_out.c workloads/record.c,-ljansson -lm)
 
 $(BUILD_DIR)/tests/unit-ack-stream: tests/unit/ack-stream.c crash-inject/ack_stream.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/ack-stream.c crash-inject/ack_stream.c,)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/ack-stream.c crash-inject/ack_stream.c,)
 
 $(BUILD_DIR)/tests/unit-embed: tests/unit/embed.c harness/embed.c harness/rundir.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,$(filter %.c,$^),)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,$(filter %.c,$^),)
 
 $(BUILD_DIR)/tests/unit-names: tests/unit/names.c harness/names.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/names.c harness/names.c,)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/names.c harness/names.c,)
 
 $(BUILD_DIR)/tests/unit-rundir: tests/unit/rundir.c harness/rundir.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/rundir.c harness/rundir.c,)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/rundir.c harness/rundir.c,)
 
 $(BUILD_DIR)/tests/unit-crash-resume: tests/unit/crash-resume.c harness/crash_resume.c harness/rundir.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,$(filter %.c,$^),-ljansson)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,$(filter %.c,$^),-ljansson)
 
 $(BUILD_DIR)/tests/unit-unit-docs: tests/unit/unit-docs.c results/unit_docs.c harness/names.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/unit-docs.c results/unit_docs.c harness/names.c,-ljansson)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/unit-docs.c results/unit_docs.c harness/names.c,-ljansson)
 
 $(BUILD_DIR)/tests/unit-table-escape: tests/unit/table-escape.c results/table.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/table-escape.c results/table.c,)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/table-escape.c results/table.c,)
 
 $(BUILD_DIR)/tests/unit-check-block: tests/unit/check-block.c harness/check_block.c crash-inject/judge.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/check-block.c harness/check_block.c crash-inject/judge.c,-ljansson)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/check-block.c harness/check_block.c crash-inject/judge.c,-ljansson)
 
 $(BUILD_DIR)/tests/unit-check-phases: tests/unit/check-phases.c crash-inject/check_phases.c crash-inject/judge.c results/stats.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/check-phases.c crash-inject/check_phases.c crash-inject/judge.c results/stats.c,-ljansson -lm)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/check-phases.c crash-inject/check_phases.c crash-inject/judge.c results/stats.c,-ljansson -lm)
 
 $(BUILD_DIR)/tests/unit-record-crc: tests/unit/record-crc.c workloads/record.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest,tests/unit/record-crc.c workloads/record.c,)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest,tests/unit/record-crc.c workloads/record.c,)
 
 $(BUILD_DIR)/tests/unit-xfstests-doc: tests/unit/xfstests-doc.c results/xfstests.c results/table.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/xfstests-doc.c results/xfstests.c results/table.c,-ljansson -lm)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/xfstests-doc.c results/xfstests.c results/table.c,-ljansson -lm)
 
 $(BUILD_DIR)/tests/unit-user-program: tests/unit/user-program.c harness/user_program.c harness/make_vars.c harness/child.c harness/rundir.c crash-inject/image.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iharness -Itests/guest,$(filter %.c,$^),-lxxhash)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,$(filter %.c,$^),-lxxhash)
 
 $(BUILD_DIR)/tests/unit-noise: tests/unit/noise.c results/stats.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/noise.c results/stats.c,-lm)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/noise.c results/stats.c,-lm)
 
 $(BUILD_DIR)/tests/unit-adr-model: tests/unit/adr-model.c crash-inject/adr.c crash-inject/image.c
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/adr-model.c crash-inject/adr.c crash-inject/image.c,-lxxhash)
+	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/adr-model.c crash-inject/adr.c crash-inject/image.c,-lxxhash)
 
 # Fuzz targets (tests/fuzz/): libFuzzer with ASan and UBSan, Debian's clang.
 FUZZ_CC      := clang
@@ -439,7 +444,7 @@ XFSTESTS_RUN_ID := $(or $(RUN_ID),$(shell date +%Y%m%d-%H%M%S)-xfstests)
 # The LD_PRELOAD library of FORCE_AWARE=1, for the guest's Debian userland.
 $(BUILD_DIR)/guest/aware-mmap.so: xfstests/aware-mmap.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
+	$(CC) $(BUILD_CFLAGS) -shared -fPIC -o $@ $< -ldl
 
 xfstests-image: $(BUILD_DIR)/guest/pmem-agent $(BUILD_DIR)/guest/aware-mmap.so $(BUILD_DIR)/initramfs-checker.cpio
 	vm-images/build-xfstests.sh $(XFSTESTS)
