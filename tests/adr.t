@@ -65,7 +65,8 @@ tap_ok $? "probe: crash points at fences that wrote lines back and left others p
 img() { printf '%s/images/p%03d-%s.img' "$dir" "$ack" "$1"; }
 eadr=$(img eadr)
 adr=$(img adr)
-base=$(LC_ALL=C grep -obUaP 'ADRP-A' "$eadr" | head -n 1 | cut -d: -f1)
+base=$(LC_ALL=C grep -obUaP 'ADRP-A' "$eadr" | cut -d: -f1)
+base=${base%%$'\n'*}
 [ -n "$base" ]
 tap_ok $? "probe page found in the eADR image at ${base:-?}"
 
@@ -109,7 +110,7 @@ tap_ok $? "identical images are checked once ($twins twins share a verdict)"
 crash noflush --program tests/fixtures/adr-noflush.c --platform adr
 rc=$?
 dir=$out/noflush/crash/program__ext4
-store_line=$(grep -n 'volatile unsigned long long' tests/fixtures/adr-noflush.c | head -n 1 | cut -d: -f1)
+store_line=$(grep -m1 -n 'volatile unsigned long long' tests/fixtures/adr-noflush.c | cut -d: -f1)
 lost=$(jq -s '[.[] | select(.verdict == "lost" or .verdict == "torn")] | length' "$dir"/image-*.json)
 blamed=$(jq -s --arg s "adr-noflush.c:$store_line (main)" \
 	'[.[] | select(.verdict == "lost" or .verdict == "torn") | select(all(.causes[]; .site == $s and .why == "never written back"))] | length' \

@@ -120,7 +120,7 @@ for k in 1 2 3; do
 	done
 	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
 	if alive "$victim"; then
-		qemu=$(pgrep -f "mem-path=$u/" | head -n 1)
+		qemu=$(pgrep -o -f "mem-path=$u/")
 		mounted=$(grep -cs 'EXT4-fs (pmem0): mounted' "$u/console.log")
 		kill -KILL "$victim"
 		t_kill=$(date +%s%N)

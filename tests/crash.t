@@ -81,16 +81,17 @@ drc=$?
 tap_ok $? "a prebuilt static binary is crash-tested as its source is ($pi of $pn intact); a dynamic one needing libjq is refused"
 
 # The last image: taken by kill -9 after all 512 acks.
-good=$(jq -r 'select(.taken == "kill") | .image' "$dir"/image-*.json | head -n 1)
+good=$(jq -r -s 'map(select(.taken == "kill")) | .[0].image // empty' "$dir"/image-*.json)
 good=$dir/images/$(printf '%03d' "$good").img
 [ -f "$good" ]
 tap_ok $? "the kill -9 image was kept ($good)"
 
 # Byte offset of record <seq>'s header in an image (magic "PMEDREC1", then seq).
 record_offset() { # image seq
-	local seq
+	local seq at
 	seq=$(printf '\\x%02x' "$2")
-	LC_ALL=C grep -obUaP "PMEDREC1${seq}\\x00\\x00\\x00\\x00\\x00\\x00\\x00" "$1" | head -n 1 | cut -d: -f1
+	at=$(LC_ALL=C grep -obUaP "PMEDREC1${seq}\\x00\\x00\\x00\\x00\\x00\\x00\\x00" "$1" | cut -d: -f1)
+	echo "${at%%$'\n'*}"
 }
 
 lostimg=$out/lost.img

@@ -20,7 +20,8 @@ for dir in vm-images/patches/*/; do
 			[ -f "$cover" ] && ! grep -q '\*\*\*' "$cover" &&
 				grep -q '^Cc: linux-api@vger.kernel.org' "$cover"
 			tap_ok $? "$version/$set has a written cover letter that Cc's linux-api"
-			! grep -L '^Subject: \[RFC PATCH v[0-9]* [0-9]*/[0-9]*\]' "$dir$set"/0*.patch | grep -q .
+			# shellcheck disable=SC2143 # files *without* the subject; a pipe into grep -q could stop grep -L early
+			[ -z "$(grep -L '^Subject: \[RFC PATCH v[0-9]* [0-9]*/[0-9]*\]' "$dir$set"/0*.patch)" ]
 			tap_ok $? "$version/$set is an [RFC PATCH vN n/m] series"
 			grep -q '^Suggested-by: Boaz Harrosh' "$dir$set"/0001-*.patch
 			tap_ok $? "$version/$set credits the 2016 RFC (Suggested-by)"

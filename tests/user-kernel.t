@@ -44,7 +44,7 @@ mkdir -p "$out"
 # the files it changes, so the pristine copy stays as it is), or extracted.
 if [ ! -e "$tree.prepared" ]; then
 	rm -rf "$tree" "$tree.tmp"
-	pristine=$(find "$cache/src" -maxdepth 2 -path '*/linux-6.12-*/.extracted' 2>/dev/null | head -1)
+	pristine=$(find "$cache/src" -maxdepth 2 -path '*/linux-6.12-*/.extracted' -print -quit 2>/dev/null)
 	if [ -n "$pristine" ]; then
 		cp -al "$(dirname "$pristine")" "$tree.tmp" && rm -f "$tree.tmp/.extracted"
 	else

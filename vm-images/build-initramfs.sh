@@ -49,7 +49,7 @@ for t in "${!tools[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] ||
 	die "missing guest tools: run 'apt-get install $(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')'"
-file /bin/busybox 2>/dev/null | grep -q 'statically linked' ||
+[[ $(file /bin/busybox 2>/dev/null) == *"statically linked"* ]] ||
 	die "/bin/busybox is not the static build: run 'apt-get install busybox-static'"
 
 stage=$(mktemp -d)

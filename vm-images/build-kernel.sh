@@ -270,10 +270,18 @@ user_name() { # abs-path
 # The release string of a bzImage (boot protocol: kernel_version at 0x20e,
 # an offset from 0x200), e.g. "6.12.118 (pmem-aware@harness) #1 ...".
 bzimage_version() { # bzImage
-	local off
+	local off s
 	off=$(od -An -tu2 -j $((0x20e)) -N2 "$1" | tr -d ' ')
 	[ "$off" -gt 0 ] 2>/dev/null || return 0
-	dd if="$1" bs=1 skip=$((off + 0x200)) count=256 status=none | tr '\0' '\n' | head -1
+	s=$(dd if="$1" bs=1 skip=$((off + 0x200)) count=256 status=none | tr '\0' '\n')
+	echo "${s%%$'\n'*}"
+}
+
+# N bytes of FILE from byte OFFSET on stdout. dd reads exactly those, so no
+# reader downstream has to stop a writer early (under pipefail, a head
+# that closes the pipe kills tail with SIGPIPE, and the status with it).
+bytes() { # file offset count
+	dd if="$1" iflag=skip_bytes,count_bytes skip="$2" count="$3" bs=1M status=none
 }
 
 # The config a bzImage carries (CONFIG_IKCONFIG) on stdout; status 1 when it
@@ -301,16 +309,21 @@ bzimage_config() { # bzImage
 	esac
 	command -v "${unpack[0]}" >/dev/null || { echo "build-kernel: no ${unpack[0]} to unpack $img" >&2; return 1; }
 	tmp=$(mktemp)
-	# Formats with the size appended end in bytes the tools call garbage:
-	# what was unpacked before them is whole, so the status is not used.
-	tail -c +$((start + 1)) "$img" | head -c "$len" | "${unpack[@]}" >"$tmp" 2>/dev/null || true
-	st=$(LC_ALL=C grep -abo IKCFG_ST "$tmp" | head -1 | cut -d: -f1)
-	ed=$(LC_ALL=C grep -abo IKCFG_ED "$tmp" | tail -1 | cut -d: -f1)
+	# The payload goes through a file: an unpacker may stop before the end
+	# of its input. Formats with the size appended end in bytes the tools
+	# call garbage: what was unpacked before them is whole, so the status
+	# is not used.
+	bytes "$img" "$start" "$len" >"$tmp.payload"
+	"${unpack[@]}" <"$tmp.payload" >"$tmp" 2>/dev/null || true
+	rm -f "$tmp.payload"
+	st=$(LC_ALL=C grep -abo IKCFG_ST "$tmp" | cut -d: -f1)
+	st=${st%%$'\n'*}
+	ed=$(LC_ALL=C grep -abo IKCFG_ED "$tmp" | tail -n 1 | cut -d: -f1)
 	if [ -z "$st" ] || [ -z "$ed" ] || [ "$ed" -le "$st" ]; then
 		rm -f "$tmp"
 		return 1
 	fi
-	tail -c +$((st + 9)) "$tmp" | head -c $((ed - st - 8)) | gzip -dc 2>/dev/null
+	bytes "$tmp" $((st + 8)) $((ed - st - 8)) | gzip -dc 2>/dev/null
 	rm -f "$tmp"
 }
 

@@ -78,7 +78,7 @@ else
 	if [ ! -x "$tree/ltp/fsstress" ]; then
 		work=$(mktemp -d "$cache/xfstests/tree.XXXXXX")
 		tar -xzf "$tarball" -C "$work"
-		src=$(find "$work" -mindepth 1 -maxdepth 1 -type d | head -1)
+		src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -print -quit)
 		[ -x "$src/check" ] || die "$tarball holds no xfstests tree"
 		build_tree "$src" "$work/build.log"
 		rm -rf "$tree"

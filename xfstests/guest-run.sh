@@ -133,7 +133,7 @@ for t in "$@"; do
 	else
 		status=fail
 		# check's own line for the test: "generic/413 3s ... - output mismatch (see ...)"
-		reason=$(grep -m1 "^$t " /tmp/check.out | sed 's/^[^ ]* *//' | head -c 400)
+		reason=$(grep -m1 "^$t " /tmp/check.out | sed 's/^[^ ]* *//'); reason=${reason:0:400}
 		[ -n "$reason" ] || reason="check exited $rc"
 	fi
 	jq -cn --arg test "$t" --arg status "$status" --argjson ms "$secs" --argjson aware "$aware" --arg reason "$reason" \

@@ -381,10 +381,12 @@ EOF
 			_sl_ours "$(_sl_pid "$dir/run/$p.pid")" "$dir" && continue
 			_sl_abort "$dir" "$p exited" "$dir/log/$p.out" "$dir/log/$p.log" || return $?
 		done
-		state=$(timeout 5 sinfo -h -N -n "$node" -o %T 2>/dev/null | head -n 1) || state=
+		state=$(timeout 5 sinfo -h -N -n "$node" -o %T 2>/dev/null) || state=
+		state=${state%%$'\n'*}
 		[ "$state" = idle ] && break
 		if [ "$SECONDS" -ge "$deadline" ]; then
-			reason=$(timeout 5 sinfo -h -N -n "$node" -o %E 2>/dev/null | head -n 1) || reason=
+			reason=$(timeout 5 sinfo -h -N -n "$node" -o %E 2>/dev/null) || reason=
+			reason=${reason%%$'\n'*}
 			[ -z "$reason" ] || reason=", reason \"$reason\""
 			_sl_abort "$dir" "node $node not idle after $timeout s (state \"${state:-no answer}\"$reason)" \
 				"$dir/log/slurmctld.log" "$dir/log/slurmd.log" || return $?
