@@ -13,7 +13,7 @@
 #   make bisect-check  every patch of each series builds on its own
 #   make fuzz        the parsers of guest and user input under libFuzzer (FUZZ_SECONDS=N)
 #   make images      the guest initramfs and golden ext4/xfs/xfs-reflink NVDIMM images
-#   make report      a run's HTML page and markdown summary (RUN=<run-id>)
+#   make report      a run's HTML page and markdown summary (RUN_ID=<run-id>)
 #   make compare     runs side by side (A=<run> B=<run> [HTML=dir])
 #   make setup       install missing Debian packages (needs root)
 #
@@ -366,6 +366,24 @@ compdb compile_commands.json:
 clean:
 	rm -rf $(BUILD_DIR)
 
+# One name per variable, whatever the target: KERNELS (flavours or paths;
+# crashtest and crashbench take one), MODES (crashtest's PROGRAM takes one),
+# RUN_ID (the run to make, resume or report on) and XFSTESTS_ONLY (make
+# xfstests' test names; TESTS= is left to make test). The old spellings are
+# taken, with a note: $(call renamed,OLD,NEW).
+renamed = $(if $(filter command line,$(origin $(1))),$(if $(filter 0,$(MAKELEVEL)),$(shell \
+	echo "make: $(1)= is now $(2)=, taken as such" >&2))$(if $(value $(2)),,$(eval $(2) := $$($(1)))))
+$(call renamed,KERNEL,KERNELS)
+$(call renamed,MODE,MODES)
+$(call renamed,RUN,RUN_ID)
+$(if $(filter xfstests,$(MAKECMDGOALS)),$(call renamed,TESTS,XFSTESTS_ONLY))
+# make test's recipe reads KERNEL.
+KERNEL = $(KERNELS)
+# crashtest and crashbench take one kernel, crashtest one mode: a list is refused.
+one = $(if $(word 2,$($(1))),$(error make $(3): $(1)= names one $(2) here, not '$($(1))'))
+$(foreach g,$(filter crashtest crashbench,$(MAKECMDGOALS)),$(call one,KERNELS,kernel,$(g)))
+$(if $(filter crashtest,$(MAKECMDGOALS)),$(call one,MODES,mode,crashtest))
+
 # A kernel is a flavour name or a path to a kernel tree or bzImage of yours
 # (anything with a '/'): build-kernel.sh builds or checks a path and publishes it
 # under a name of its own, which the harness takes as it takes a flavour's.
@@ -412,19 +430,19 @@ SCENARIO_KERNELS = $(shell awk -v only=" $(subst $(comma), ,$(SCENARIOS)) " \
 	crash-inject/scenarios | sort -u)
 
 # make crashtest PROGRAM="a.c b.cc" (or a binary, or a #!/bin/sh script) [CHECK=check.c] [CFLAGS=... LDLIBS=...]
-#                [MODE=aware] [FS=ext4] [PLATFORM=adr] [KERNEL=flavour or path]
+#                [MODES=aware] [FS=ext4] [PLATFORM=adr] [KERNELS=flavour or path]
 # SCHEDULER=parallel|slurm: one unit per scenario and filesystem.
 CRASH_RUN_ID := $(or $(RESUME),$(RUN_ID),$(shell date +%Y%m%d-%H%M%S)-crash)
-crashtest_options = $(if $(KERNEL),--kernel $(call kernel_names,$(KERNEL))) $(if $(FS),--fs "$(FS)") $(if $(ACCEL),--accel $(ACCEL)) \
+crashtest_options = $(if $(KERNELS),--kernel $(call kernel_names,$(KERNELS))) $(if $(FS),--fs "$(FS)") $(if $(ACCEL),--accel $(ACCEL)) \
 		$(if $(SCENARIOS),--scenarios "$(SCENARIOS)") $(if $(KEEP),--keep) \
 		$(if $(PROGRAM),--program "$(PROGRAM)") $(if $(CHECK),--check "$(CHECK)") \
 		$(if $(filter command line,$(origin CFLAGS)),--cflags "$(CFLAGS)") $(if $(LDLIBS),--ldlibs "$(LDLIBS)") \
-		$(if $(MODE),--mode "$(MODE)") $(if $(PLATFORM),--platform $(PLATFORM)) \
+		$(if $(MODES),--mode "$(MODES)") $(if $(PLATFORM),--platform $(PLATFORM)) \
 		$(if $(SUBSETS),--subsets $(SUBSETS)) $(if $(FENCE_POINTS),--fence-points $(FENCE_POINTS))
 crashtest:
 	vm-images/setup-host.sh
 	$(MAKE) all images
-	vm-images/build-kernel.sh $(or $(KERNEL),6.1-aware) $(if $(PROGRAM),,$(SCENARIO_KERNELS))
+	vm-images/build-kernel.sh $(or $(KERNELS),6.1-aware) $(if $(PROGRAM),,$(SCENARIO_KERNELS))
 ifeq ($(SCHEDULER),local)
 	$(BUILD_DIR)/pmem-harness crashtest $(crashtest_options) $(if $(RESUME),--resume $(RESUME),$(if $(RUN_ID),--run-id $(RUN_ID)))
 else ifneq ($(filter parallel slurm,$(SCHEDULER)),)
@@ -434,7 +452,7 @@ else
 	@$(bad_scheduler)
 endif
 
-# make xfstests [XFSTESTS=<your checkout>] [KERNELS="..."] [FS="ext4 xfs"] [TESTS="generic/413 ..."]
+# make xfstests [XFSTESTS=<your checkout>] [KERNELS="..."] [FS="ext4 xfs"] [XFSTESTS_ONLY="generic/413 ..."]
 #               [TIMEOUT=s] [FORCE_AWARE=1]: the tests of xfstests/tests in guests, each
 # kernel beside its -stock baseline; fails when a kernel fails a test its baseline
 # passes. FORCE_AWARE=1: every shared file mapping asks for MAP_PMEM_AWARE first.
@@ -450,7 +468,7 @@ xfstests-image: $(BUILD_DIR)/guest/pmem-agent $(BUILD_DIR)/guest/aware-mmap.so $
 	vm-images/build-xfstests.sh $(XFSTESTS)
 
 xfstests_options = --kernels "$(call kernel_names,$(XFSTESTS_KERNELS))" $(if $(ACCEL),--accel $(ACCEL)) \
-		$(if $(FS),--fs "$(FS)") $(if $(TESTS),--only "$(TESTS)") $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(FORCE_AWARE),--force-aware)
+		$(if $(FS),--fs "$(FS)") $(if $(XFSTESTS_ONLY),--only "$(XFSTESTS_ONLY)") $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(FORCE_AWARE),--force-aware)
 xfstests:
 	vm-images/setup-host.sh
 	$(MAKE) all xfstests-image
@@ -468,11 +486,11 @@ endif
 adr-cost: all images
 	crash-inject/adr-cost.sh $(or $(JOB),workloads/crash/alloc-clwb.fio) $(or $(REPS),3)
 
-# make crashbench [REPS=3] [KERNEL=flavour]: images checked per second, per phase,
+# make crashbench [REPS=3] [KERNELS=flavour]: images checked per second, per phase,
 # on a fixed image set made once and cached (crash-inject/crashbench.sh)
 crashbench: all images
-	vm-images/build-kernel.sh $(or $(KERNEL),6.1-aware)
-	KERNEL=$(call kernel_names,$(or $(KERNEL),6.1-aware)) crash-inject/crashbench.sh $(or $(REPS),3)
+	vm-images/build-kernel.sh $(or $(KERNELS),6.1-aware)
+	KERNEL=$(call kernel_names,$(or $(KERNELS),6.1-aware)) $(if $(RUN_ID),RUN_ID=$(RUN_ID) )crash-inject/crashbench.sh $(or $(REPS),3)
 
 # make compare A=results/runs/X B=results/runs/Y [C=...] [HTML=dir] (run ids work too)
 # make compare A=<run of several kernels>: its kernels side by side
@@ -482,11 +500,11 @@ compare: $(BUILD_DIR)/pmem-harness
 		echo "make compare: give two runs (A=<run-id> B=<run-id> [C=...]), or one run of several kernels (A=<run-id>)" >&2; exit 2; fi
 	$(BUILD_DIR)/pmem-harness compare $(if $(HTML),--html "$(HTML)") $(foreach r,$(A) $(B) $(C) $(D),$(call run_dir,$(r)))
 
-# make report RUN=<run-id>: RUN/report/index.html and report.md, from its JSON only.
+# make report RUN_ID=<run-id>: RUN/report/index.html and report.md, from its JSON only.
 report: $(BUILD_DIR)/pmem-harness
-	@if [ -z "$(RUN)" ]; then \
-		echo "make report: say which run: make report RUN=<run-id> (see results/runs/)" >&2; exit 2; fi
-	$(BUILD_DIR)/pmem-harness report $(call run_dir,$(RUN))
+	@if [ -z "$(RUN_ID)" ]; then \
+		echo "make report: say which run: make report RUN_ID=<run-id> (see results/runs/)" >&2; exit 2; fi
+	$(BUILD_DIR)/pmem-harness report $(call run_dir,$(RUN_ID))
 
 # The headers each program and object read, as the compiler wrote them
 # down; read last, so that their rules never take the place of all as the

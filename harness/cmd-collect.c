@@ -27,7 +27,7 @@ int cmd_collect(int argc, char **argv)
 	json_t *run;
 	int missing, rc;
 
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+	if (argc == 2 && is_help_arg(argv[1])) {
 		printf("usage: pmem-harness collect RUN_DIR\n"
 		       "Merges the units of a planned run (bench, crashtest or xfstests) into its results.\n");
 		return 0;

@@ -23,7 +23,7 @@ int cmd_compare(int argc, char **argv)
 	char html[1300];
 	int rc;
 
-	if (argc > 1 && !strcmp(argv[1], "--help")) {
+	if (argc > 1 && is_help_arg(argv[1])) {
 		usage(stdout);
 		return 0;
 	}

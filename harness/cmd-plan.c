@@ -24,7 +24,7 @@ int cmd_plan(int argc, char **argv)
 	struct bench b;
 	int n, status;
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+	if (argc < 2 || is_help_arg(argv[1])) {
 		fprintf(argc < 2 ? stderr : stdout,
 			"usage: pmem-harness plan bench [bench options]\n"
 			"       pmem-harness plan crashtest [crashtest options]\n"

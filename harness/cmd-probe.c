@@ -22,7 +22,7 @@ int cmd_probe(int argc, char **argv)
 		.mem_mib = 1024, .cpus = 1,
 	};
 
-	if (argc > 1 && !strcmp(argv[1], "--help")) {
+	if (argc > 1 && is_help_arg(argv[1])) {
 		printf("usage: pmem-harness probe [FLAVOUR]\n");
 		return 0;
 	}

@@ -20,7 +20,7 @@ int report_and_say(const char *run_dir)
 
 int cmd_report(int argc, char **argv)
 {
-	if (argc != 2 || !strcmp(argv[1], "--help")) {
+	if (argc != 2 || is_help_arg(argv[1])) {
 		fprintf(argc == 2 ? stdout : stderr,
 			"usage: pmem-harness report results/runs/RUN_ID\n"
 			"Writes RUN_ID/report/index.html (self-contained), report.md and one gnuplot\n"

@@ -8,7 +8,7 @@
 
 int cmd_summary(int argc, char **argv)
 {
-	if (argc != 2 || !strcmp(argv[1], "--help")) {
+	if (argc != 2 || is_help_arg(argv[1])) {
 		fprintf(argc == 2 ? stdout : stderr, "usage: pmem-harness summary results/runs/RUN_ID\n");
 		return argc == 2 ? 0 : 2;
 	}

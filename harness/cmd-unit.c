@@ -65,7 +65,7 @@ int cmd_unit(int argc, char **argv)
 	struct bench b;
 	long rep;
 
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+	if (argc == 2 && is_help_arg(argv[1])) {
 		printf("usage: pmem-harness unit RUN_DIR KERNEL FS REP   (bench)\n"
 		       "       pmem-harness unit RUN_DIR SCENARIO FS    (crashtest)\n"
 		       "       pmem-harness unit RUN_DIR KERNEL FS      (xfstests)\n"

@@ -84,7 +84,7 @@ static int setup(struct xt_setup *s, int argc, char **argv)
 
 	s->run.limit = 600;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k': kernels_arg = optarg; break;
 		case 'f': fs_arg = optarg; break;

@@ -3,12 +3,19 @@
  * pmem-harness: the host-side driver. Commands are a table; each lives in its
  * own cmd-*.c and answers --help.
  */
+#include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../crash-inject/judge.h"
+#include "../results/series.h"
+#include "../results/unit_docs.h"
 #include "builtin.h"
+#include "runinfo.h"
 
 static const struct {
 	const char *name;
@@ -44,24 +51,60 @@ const char *harness_cache_dir(void)
 	return dir;
 }
 
+int is_help_arg(const char *arg)
+{
+	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
+/*
+ * The project makes no releases: its version is the git revision of the
+ * tree this binary sits in (read as run.json reads it), and the schemas
+ * say which result documents it reads and writes.
+ */
+static int version(void)
+{
+	char exe[PATH_MAX], rev[64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = 0;
+	git_revision(n > 0 ? dirname(exe) : ".", rev, sizeof(rev));
+	printf("pmem-harness git %s\n"
+	       "schemas: run %d, unit documents %d, checker reports %d\n",
+	       rev, RUN_SCHEMA, UNIT_DOCS_SCHEMA, CHECK_DOC_SCHEMA);
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: pmem-harness COMMAND [--help | options]\n\ncommands:\n");
+	fprintf(f, "usage: pmem-harness COMMAND [--help | -h | options]\n"
+		   "       pmem-harness help COMMAND\n"
+		   "       pmem-harness --version\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 }
 
 int main(int argc, char **argv)
 {
+	char *help_argv[4];
 	size_t i;
 	int ret;
 
 	/* A guest that dies closes its sockets; that is a result, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+	if (argc == 2 && !strcmp(argv[1], "--version"))
+		return version();
+	/* help COMMAND is COMMAND --help. */
+	if (argc == 3 && !strcmp(argv[1], "help")) {
+		help_argv[0] = argv[0];
+		help_argv[1] = argv[2];
+		help_argv[2] = "--help";
+		help_argv[3] = NULL;
+		argv = help_argv;
+	}
+	if (argc < 2 || is_help_arg(argv[1]) || !strcmp(argv[1], "help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}

@@ -18,19 +18,27 @@ json_t *run_kernel_info(const char *build, const char *kernel)
 	return json_load_file(path, 0, NULL);
 }
 
+void git_revision(const char *dir, char *rev, size_t size)
+{
+	char *head_argv[] = { "git", "-C", (char *)dir, "rev-parse", "--short", "HEAD", NULL };
+	char *dirty_argv[] = { "git", "-C", (char *)dir, "status", "--porcelain", NULL };
+	char head[48], dirty[2];
+
+	snprintf(rev, size, "unknown");
+	/* A dirty tree is marked: its results may not match the commit. */
+	if (child_output(head_argv, head, sizeof(head)) == 0 && head[0])
+		snprintf(rev, size, "%.*s%s", (int)strcspn(head, "\n"), head,
+			 child_output(dirty_argv, dirty, sizeof(dirty)) == 0 && dirty[0] ? "-dirty" : "");
+}
+
 json_t *run_environment(void)
 {
-	char *head_argv[] = { "git", "rev-parse", "--short", "HEAD", NULL };
-	char *dirty_argv[] = { "git", "status", "--porcelain", NULL };
-	char qver[64] = "unknown", rev[64] = "unknown", cpu[256] = "unknown", line[512], head[48], dirty[2];
+	char qver[64] = "unknown", rev[64], cpu[256] = "unknown", line[512];
 	struct utsname u;
 	FILE *p;
 
 	qemu_version(getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64", qver, sizeof(qver));
-	/* A dirty tree is marked: its results may not match the commit. */
-	if (child_output(head_argv, head, sizeof(head)) == 0 && head[0])
-		snprintf(rev, sizeof(rev), "%.*s%s", (int)strcspn(head, "\n"), head,
-			 child_output(dirty_argv, dirty, sizeof(dirty)) == 0 && dirty[0] ? "-dirty" : "");
+	git_revision(".", rev, sizeof(rev));
 	p = fopen("/proc/cpuinfo", "r");
 	while (p && fgets(line, sizeof(line), p))
 		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {

@@ -9,5 +9,10 @@
 json_t *run_environment(void);
 /* build/kernels/KERNEL/kernel.json (source, patches and their hashes), or NULL. */
 json_t *run_kernel_info(const char *build, const char *kernel);
+/*
+ * The short git revision of the tree that holds dir, "-dirty" when it has
+ * changes, or "unknown" outside git (run.json's "git", pmem-harness --version).
+ */
+void git_revision(const char *dir, char *rev, size_t size);
 
 #endif

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
 . tests/lib/guest-tap.sh
 
-# make test KERNEL=<path or flavour> adds your kernels (PMEM_TEST_KERNELS).
+# make test KERNELS=<path or flavour> adds your kernels (PMEM_TEST_KERNELS).
 echo "TAP version 13"
 for flavour in 6.1-stock 6.1-aware 6.12-stock 6.12-aware ${PMEM_TEST_KERNELS:-}; do
 	fss="ext4 xfs xfs-reflink"

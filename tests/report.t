@@ -177,6 +177,6 @@ tap_ok $? "without gnuplot: one error line, the page says why it has no plots an
 "$H" report "$out/nowhere" >/dev/null 2>"$out/bad.err"
 [ $? -eq 1 ] && [ "$(wc -l <"$out/bad.err")" -eq 1 ] && grep -q 'not a run directory' "$out/bad.err"
 tap_ok $? "a directory that is not a run is refused in one line"
-! make -s report 2>"$out/bad.err" >/dev/null && grep -q 'RUN=<run-id>' "$out/bad.err"
-tap_ok $? "make report without RUN says what to give"
+! make -s report 2>"$out/bad.err" >/dev/null && grep -q 'RUN_ID=<run-id>' "$out/bad.err"
+tap_ok $? "make report without RUN_ID says what to give"
 tap_done

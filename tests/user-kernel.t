@@ -70,10 +70,10 @@ tap_ok $? "--name maps the tree to $name and a flavour to itself"
 # Whole outputs first: grep -q closing the pipe early would fail make under
 # pipefail, as it did once from a fresh clone.
 make -n bench KERNELS="6.1-stock $tree" >"$out/make-bench.n" 2>/dev/null
-make -n crashtest KERNEL="$tree" PROGRAM=x.c >"$out/make-crashtest.n" 2>/dev/null
+make -n crashtest KERNELS="$tree" PROGRAM=x.c >"$out/make-crashtest.n" 2>/dev/null
 grep -qF -- "--kernels \"6.1-stock $name\"" "$out/make-bench.n" &&
 	grep -qF -- "crashtest --kernel $name " "$out/make-crashtest.n"
-tap_ok $? "make bench KERNELS= and make crashtest KERNEL= take the path"
+tap_ok $? "make bench KERNELS= and make crashtest KERNELS= take the path"
 
 key=$($BK --key "$tree")
 t0=$(date +%s)
@@ -100,7 +100,7 @@ t1=$(date +%s)
 [ "$rc" -eq 0 ] && ! grep -q building "$out/build2.err" && [ -e "$cache/kernels/$name-$key/map_pmem_aware" ]
 tap_ok $? "a second call reuses the build and the probe's answer ($((t1 - t0)) s)"
 
-# The same kernel as a bzImage (make crashtest KERNEL=.../bzImage) and as
+# The same kernel as a bzImage (make crashtest KERNELS=.../bzImage) and as
 # the O= directory it was built in (a built tree): each published under a
 # name of its own, with the same config (out of IKCONFIG for the bzImage)
 # and its own probe.
@@ -164,7 +164,7 @@ sed "s/^/# /" "$out/nodax-tree.err"
 	[ ! -e "$B/kernels/$($BK --name "$out/nodax-tree")" ]
 tap_ok $? "a built tree without FS_DAX is refused in one line and not published"
 
-# crashtest on it, as make crashtest KERNEL=<tree> runs it.
+# crashtest on it, as make crashtest KERNELS=<tree> runs it.
 t0=$(date +%s)
 "$H" crashtest --kernel "$name" --program tests/fixtures/ack-late.c --fs ext4 --checkers 1 \
 	--results "$out" --run-id crash >"$out/crash.out" 2>"$out/crash.err"
