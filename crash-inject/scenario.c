@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The crash scenario table: see scenario.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,7 +19,7 @@ int scenario_is_program(const struct scenario *s)
  * A row that names a mode, platform or expectation nothing knows would run
  * as something else (an unknown mode maps like "-"), so it stops the load.
  */
-static int row_valid(const struct scenario *s, int lineno)
+static int row_valid(const char *table, const struct scenario *s, int lineno)
 {
 	const char *what = NULL, *known = NULL;
 
@@ -30,19 +31,23 @@ static int row_valid(const struct scenario *s, int lineno)
 		what = s->expect, known = "intact, may-lose, lost";
 	if (!what)
 		return 1;
-	fprintf(stderr, "crashtest: crash-inject/scenarios line %d: scenario %s: unknown '%s' (known: %s)\n",
-		lineno, s->name, what, known);
+	fprintf(stderr, "crashtest: %s line %d: scenario %s: unknown '%s' (known: %s)\n",
+		table, lineno, s->name, what, known);
 	return 0;
 }
 
-int scenarios_load(struct scenario *s, int max)
+int scenarios_load(const char *table, struct scenario *s, int max)
 {
-	FILE *f = fopen("crash-inject/scenarios", "r");
+	FILE *f;
 	char line[512];
 	int n = 0, lineno = 0;
 
+	if (!table)
+		table = SCENARIO_TABLE;
+	f = fopen(table, "re");
 	if (!f) {
-		fprintf(stderr, "crashtest: cannot read crash-inject/scenarios (run from the repository top)\n");
+		fprintf(stderr, "crashtest: cannot read the scenario table %s: %s%s\n", table, strerror(errno),
+			strcmp(table, SCENARIO_TABLE) ? "" : " (run from the repository top)");
 		return -1;
 	}
 	while (n < max && fgets(line, sizeof(line), f)) {
@@ -55,7 +60,7 @@ int scenarios_load(struct scenario *s, int max)
 				s[n].platform, s[n].expect, s[n].fs, s[n].kernel);
 		if (fields < 5)
 			continue;
-		if (!row_valid(&s[n], lineno)) {
+		if (!row_valid(table, &s[n], lineno)) {
 			fclose(f);
 			return -1;
 		}

@@ -16,9 +16,12 @@ struct scenario {
 /* A row whose job is a program (a C source) rather than a fio job file. */
 int scenario_is_program(const struct scenario *s);
 
-/* Read the table (run from the repository top): how many rows, at most
- * max, or -1 after one line on stderr. */
-int scenarios_load(struct scenario *s, int max);
+/* The table every run reads unless it is given another. */
+#define SCENARIO_TABLE "crash-inject/scenarios"
+
+/* Read a table (table NULL: SCENARIO_TABLE, run from the repository top):
+ * how many rows, at most max, or -1 after one line on stderr. */
+int scenarios_load(const char *table, struct scenario *s, int max);
 
 /* Whether word is one of the words of list (spaces or commas). */
 int word_in_list(const char *list, const char *word);

@@ -91,7 +91,7 @@ struct crashtest {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pmem-harness crashtest [--fs LIST] [--scenarios LIST] [--kernel FLAVOUR]\n"
+		"usage: pmem-harness crashtest [--fs LIST] [--scenarios LIST] [--scenario-table FILE] [--kernel FLAVOUR]\n"
 		"                              [--platform eadr|adr] [--subsets N] [--fence-points N]\n"
 		"                              [--program PROG [--check PROG] [--mode MODE]\n"
 		"                               [--cflags FLAGS] [--ldlibs LIBS]]\n"
@@ -101,6 +101,8 @@ static void usage(FILE *f)
 		"Runs each scenario of crash-inject/scenarios (or --program, checked by --check)\n"
 		"on each filesystem, takes crash images, checks them in a checker guest and\n"
 		"prints the verdicts.\n"
+		"  --scenario-table FILE  rows in crash-inject/scenarios' format to run instead\n"
+		"                  of that table (its head says what the columns mean)\n"
 		"  --platform      eadr: every executed store is durable (QEMU's view);\n"
 		"                  adr: lines not written back and fenced may be lost (TCG model)\n"
 		"  --subsets N     ADR images per crash point besides the strict one (default 20, max 64)\n"
@@ -128,6 +130,7 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 		{ "mode", required_argument, NULL, 'M' }, { "platform", required_argument, NULL, 'L' },
 		{ "subsets", required_argument, NULL, 'N' }, { "fence-points", required_argument, NULL, 'F' },
 		{ "fence-period", required_argument, NULL, 'E' },
+		{ "scenario-table", required_argument, NULL, 'T' },
 		{ "checkers", required_argument, NULL, 'c' }, { "cflags", required_argument, NULL, 'G' },
 		{ "ldlibs", required_argument, NULL, 'l' }, { "resume", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' }, { 0 }
@@ -136,10 +139,11 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:M:L:N:F:E:c:G:l:R:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:M:L:N:F:E:T:c:G:l:R:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': o->filesystems = optarg; break;
 		case 's': o->scenarios = optarg; break;
+		case 'T': o->scenario_table = optarg; break;
 		case 'k': o->kernel = o->checker_kernel = optarg; break;
 		case 'K': o->keep = 1; break;
 		case 'S': o->seed = strtoul(optarg, NULL, 0); break;
@@ -248,13 +252,14 @@ static int choose_scenarios(struct crashtest *t)
 	int i, found = 0;
 
 	t->only = t->opt.scenarios;
-	t->ns = scenarios_load(t->sc, MAX_SCENARIOS);
+	t->ns = scenarios_load(t->opt.scenario_table, t->sc, MAX_SCENARIOS);
 	if (t->ns <= 0)
 		return 2;
 	for (i = 0; i < t->ns; i++)
 		found += row_chosen(t, &t->sc[i]);
 	if (!found) {
-		fprintf(stderr, "crashtest: no scenario matches '%s' (see crash-inject/scenarios)\n", t->only);
+		fprintf(stderr, "crashtest: no scenario matches '%s' (see %s)\n", t->only,
+			t->opt.scenario_table ?: SCENARIO_TABLE);
 		return 2;
 	}
 	return GO_ON;
@@ -590,6 +595,7 @@ static int unit_options(struct crashtest *t, const char *run_dir)
 				 used ? " " : "", json_string_value(v) ?: "");
 	o->filesystems = t->fs_list;
 	o->scenarios = json_string_value(json_object_get(opts, "scenarios"));
+	o->scenario_table = json_string_value(json_object_get(opts, "scenario_table"));
 	o->platform = json_string_value(json_object_get(opts, "platform"));
 	o->program = json_string_value(json_object_get(json_object_get(opts, "program"), "files"));
 	o->check = json_string_value(json_object_get(json_object_get(opts, "check"), "files"));

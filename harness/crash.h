@@ -45,6 +45,7 @@ struct crash_options {
 	/* what runs: scenarios from the table, or a user's program */
 	const char *filesystems;	/* --fs: a list */
 	const char *scenarios;		/* --scenarios, or NULL: every row */
+	const char *scenario_table;	/* --scenario-table, or NULL: crash-inject/scenarios */
 	const char *platform;		/* --platform, or NULL: each row's */
 	const char *program, *check, *mode, *cflags, *ldlibs;	/* --program: its sources */
 	/* what decides the verdicts */

@@ -47,8 +47,9 @@ static json_t *program_json(const char *spec)
 
 json_t *crash_run_options(const struct crash_options *o)
 {
-	return json_pack("{s:s, s:o, s:s?, s:s?, s:o, s:o, s:s, s:s?, s:s?, s:I, s:I, s:I, s:I, s:b}", "kernel", o->kernel,
-			 "filesystems", fs_list(o->filesystems), "scenarios", o->scenarios, "platform", o->platform,
+	return json_pack("{s:s, s:o, s:s?, s:s*, s:s?, s:o, s:o, s:s, s:s?, s:s?, s:I, s:I, s:I, s:I, s:b}", "kernel", o->kernel,
+			 "filesystems", fs_list(o->filesystems), "scenarios", o->scenarios,
+			 "scenario_table", o->scenario_table, "platform", o->platform,
 			 "program", program_json(o->program), "check", program_json(o->check), "mode", o->mode,
 			 "cflags", o->cflags, "ldlibs", o->ldlibs, "seed", (json_int_t)o->seed, "subsets",
 			 (json_int_t)o->adr.subsets, "fence_points", (json_int_t)o->adr.fence_max, "fence_period",
