@@ -5,6 +5,8 @@
 #    records (verified in slots of the acknowledged length) and when given
 #    as a prebuilt static binary (a dynamic one needing a library the
 #    guests lack is refused in one line);
+#  - a planted-bug row that loses nothing (a negative control) says MISSED
+#    and fails the run;
 #  - planted damage in a known-good image is found: a zeroed record (lost),
 #    a flipped payload byte (torn), a wiped superblock (fs-corrupt);
 #  - one checker guest takes several images in a row without stale caches:
@@ -47,6 +49,18 @@ n=$(jq '.scenarios[0].images' "$out/late/crash/summary.json")
 intact=$(jq '.scenarios[0].verdicts.intact' "$out/late/crash/summary.json")
 [ "$rc" -eq 0 ] && [ "$n" -gt 0 ] && [ "$intact" = "$n" ]
 tap_ok $? "persisting before acking: all $n crash images intact"
+
+# A planted bug that loses nothing is a miss, never a pass: the writer's
+# sync-none bug under eADR, expected "lost" (tests/fixtures/scenarios-missed).
+"$H" crashtest --scenario-table tests/fixtures/scenarios-missed --fs ext4 --results "$out" --run-id missed \
+	>"$out/missed.out" 2>"$out/missed.err"
+rc=$?
+row=$(grep -E '^ *missed-control ' "$out/missed.out")
+echo "# $row"
+[ "$rc" -eq 1 ] && [[ $row == *"MISSED: the planted bug lost nothing"* ]] &&
+	jq -e '.scenarios[0] | .missed == true and .images > 0 and .verdicts.intact == .images' \
+		"$out/missed/crash/summary.json" >/dev/null
+tap_ok $? "a planted-bug row that loses nothing says MISSED and fails the run (rc $rc)"
 grep -qx "report: $out/late/report/index.html (markdown beside it: report.md)" "$out/late.out" &&
 	jq -e '.kind == "crashtest" and .kernels["6.1-aware"].patches and .qemu.version' "$out/late/run.json" >/dev/null &&
 	grep -q '^| program | [a-z+]* | intact | [0-9]* intact, 0 lost, 0 torn, 0 fs-corrupt of' "$out/late/report/report.md"
