@@ -173,6 +173,19 @@ done
 grep -q '^Why ADR images lost records' "$out/planted.out"
 tap_ok $? "crashtest's summary says why the ADR images lost records"
 
+# The planted rows' correct twins, in the same model: clwb + sfence, libpmem
+# and a preallocated aware file lose nothing, so the model does not blame
+# what is flushed and fenced.
+crash twins --scenarios sync-clwb-adr,sync-libpmem-adr,aware-clwb-prealloc-adr
+rc=$?
+sum=$out/twins/crash/summary.json
+grep -E '^ *(sync-clwb|sync-libpmem|aware-clwb-prealloc)-adr ' "$out/twins.out" | sed 's/^/# /'
+for name in sync-clwb-adr sync-libpmem-adr aware-clwb-prealloc-adr; do
+	[ "$rc" -eq 0 ] && jq -e --arg n "$name" '[.scenarios[] | select(.scenario == $n)] | length == 1 and
+		all(.images > 0 and .verdicts.intact == .images and .model.unresolved_flushes == 0)' "$sum" >/dev/null
+	tap_ok $? "$name (correct twin): every ADR image intact, every flush resolved"
+done
+
 # The kernel's own missing write-back: a write fault on a reflinked block
 # copies the block with cached stores (dax_iomap_copy_around()). The
 # program flushes only its own line.
