@@ -261,44 +261,61 @@ $(BUILD_DIR)/tests/unit-adr-model: tests/unit/adr-model.c crash-inject/adr.c cra
 FUZZ_CC      := clang
 FUZZ_FLAGS   := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS := 60
-# $(call fuzz_link,FLAGS,LIBS): a fuzz target from its sources, and its .d
-# (whose headers become prerequisites too: only the .c files are compiled).
-fuzz_link     = $(call link,$(FUZZ_FLAGS) $(1),$(filter %.c,$^),$(2),$(FUZZ_CC))
-FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,job check-report ack-line console check-phases results unit-docs bench-resume crash-resume check-block xfstests-doc)
+FUZZ_NAMES   := job check-report ack-line console check-phases results unit-docs bench-resume crash-resume check-block xfstests-doc
+FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,$(FUZZ_NAMES))
 
-$(BUILD_DIR)/fuzz/fuzz-job: tests/fuzz/job.c $(filter-out workloads/writer.c,$(WRITER_SRC))
-	@mkdir -p $(@D)
-	$(call fuzz_link,-Iworkloads,-ljansson -linih -lpmem -lm)
-$(BUILD_DIR)/fuzz/fuzz-check-report: tests/fuzz/check-report.c crash-inject/judge.c
-	@mkdir -p $(@D)
-	$(call fuzz_link,-Icrash-inject,-ljansson)
-$(BUILD_DIR)/fuzz/fuzz-ack-line: tests/fuzz/ack-line.c crash-inject/ack_stream.c
-	@mkdir -p $(@D)
-	$(call fuzz_link,-Icrash-inject,)
-$(BUILD_DIR)/fuzz/fuzz-console: tests/fuzz/console.c harness/console.c
-	@mkdir -p $(@D)
-	$(call fuzz_link,-Iharness,)
-$(BUILD_DIR)/fuzz/fuzz-check-phases: tests/fuzz/check-phases.c crash-inject/check_phases.c crash-inject/judge.c results/stats.c
-	@mkdir -p $(@D)
-	$(call fuzz_link,-Icrash-inject,-ljansson -lm)
-$(BUILD_DIR)/fuzz/fuzz-results: tests/fuzz/results.c results/series.c results/stats.c results/verdicts.c results/table.c harness/rundir.c
-	@mkdir -p $(@D)
-	$(call fuzz_link,-Iresults -Iharness,-ljansson -lm)
-$(BUILD_DIR)/fuzz/fuzz-unit-docs: tests/fuzz/unit-docs.c results/unit_docs.c harness/names.c
-	@mkdir -p $(@D)
-	$(call fuzz_link,-Iresults -Iharness,-ljansson)
-$(BUILD_DIR)/fuzz/fuzz-bench-resume: tests/fuzz/bench-resume.c harness/bench_resume.c harness/names.c harness/rundir.c harness/jsonio.c
-	@mkdir -p $(@D)
-	$(call fuzz_link,-Iharness,-ljansson)
-$(BUILD_DIR)/fuzz/fuzz-crash-resume: tests/fuzz/crash-resume.c harness/crash_resume.c
-	@mkdir -p $(@D)
-	$(call fuzz_link,-Iharness,-ljansson)
-$(BUILD_DIR)/fuzz/fuzz-xfstests-doc: tests/fuzz/xfstests-doc.c results/xfstests.c results/table.c
-	@mkdir -p $(@D)
-	$(call fuzz_link,-Iresults,-ljansson -lm)
-$(BUILD_DIR)/fuzz/fuzz-check-block: tests/fuzz/check-block.c harness/check_block.c crash-inject/judge.c
-	@mkdir -p $(@D)
-	$(call fuzz_link,-DCHECK_BLOCK_MAX=512 -Iharness,-ljansson)
+# Each target as data, its sources (the target's own file first), its -I and
+# -D flags and its libraries: the rule below builds it, and tests/fuzz.t
+# builds its planted twin from the same words (make fuzz-recipe-NAME).
+FUZZ_SRC_job              := tests/fuzz/job.c $(filter-out workloads/writer.c,$(WRITER_SRC))
+FUZZ_CFLAGS_job           := -Iworkloads
+FUZZ_LIBS_job             := -ljansson -linih -lpmem -lm
+FUZZ_SRC_check-report     := tests/fuzz/check-report.c crash-inject/judge.c
+FUZZ_CFLAGS_check-report  := -Icrash-inject
+FUZZ_LIBS_check-report    := -ljansson
+FUZZ_SRC_ack-line         := tests/fuzz/ack-line.c crash-inject/ack_stream.c
+FUZZ_CFLAGS_ack-line      := -Icrash-inject
+FUZZ_LIBS_ack-line        :=
+FUZZ_SRC_console          := tests/fuzz/console.c harness/console.c
+FUZZ_CFLAGS_console       := -Iharness
+FUZZ_LIBS_console         :=
+FUZZ_SRC_check-phases     := tests/fuzz/check-phases.c crash-inject/check_phases.c crash-inject/judge.c results/stats.c
+FUZZ_CFLAGS_check-phases  := -Icrash-inject
+FUZZ_LIBS_check-phases    := -ljansson -lm
+FUZZ_SRC_results          := tests/fuzz/results.c results/series.c results/stats.c results/verdicts.c results/table.c harness/rundir.c
+FUZZ_CFLAGS_results       := -Iresults -Iharness
+FUZZ_LIBS_results         := -ljansson -lm
+FUZZ_SRC_unit-docs        := tests/fuzz/unit-docs.c results/unit_docs.c harness/names.c
+FUZZ_CFLAGS_unit-docs     := -Iresults -Iharness
+FUZZ_LIBS_unit-docs       := -ljansson
+FUZZ_SRC_bench-resume     := tests/fuzz/bench-resume.c harness/bench_resume.c harness/names.c harness/rundir.c harness/jsonio.c
+FUZZ_CFLAGS_bench-resume  := -Iharness
+FUZZ_LIBS_bench-resume    := -ljansson
+FUZZ_SRC_crash-resume     := tests/fuzz/crash-resume.c harness/crash_resume.c
+FUZZ_CFLAGS_crash-resume  := -Iharness
+FUZZ_LIBS_crash-resume    := -ljansson
+FUZZ_SRC_xfstests-doc     := tests/fuzz/xfstests-doc.c results/xfstests.c results/table.c
+FUZZ_CFLAGS_xfstests-doc  := -Iresults
+FUZZ_LIBS_xfstests-doc    := -ljansson -lm
+# The report bound made 512 bytes, so that inputs reach it.
+FUZZ_SRC_check-block      := tests/fuzz/check-block.c harness/check_block.c crash-inject/judge.c
+FUZZ_CFLAGS_check-block   := -DCHECK_BLOCK_MAX=512 -Iharness
+FUZZ_LIBS_check-block     := -ljansson
+
+# $(call fuzz_rule,NAME): fuzz-NAME from its sources, and its .d (whose
+# headers become prerequisites too: only the .c files are compiled).
+define fuzz_rule
+$(BUILD_DIR)/fuzz/fuzz-$(1): $(FUZZ_SRC_$(1))
+	@mkdir -p $$(@D)
+	$$(call link,$$(FUZZ_FLAGS) $$(FUZZ_CFLAGS_$(1)),$$(filter %.c,$$^),$$(FUZZ_LIBS_$(1)),$$(FUZZ_CC))
+endef
+$(foreach t,$(FUZZ_NAMES),$(eval $(call fuzz_rule,$(t))))
+
+# make fuzz-recipe-NAME: how fuzz-NAME is built, for a copy of its sources to
+# be built alike: the compiler and its flags, the sources, the libraries (one
+# line each).
+fuzz-recipe-%:
+	@printf '%s\n' '$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_CFLAGS_$*)' '$(FUZZ_SRC_$*)' '$(FUZZ_LIBS_$*)'
 
 # make fuzz [FUZZ_SECONDS=N]: every target for N seconds (make test: 30 s each).
 fuzz: $(FUZZ_TARGETS)

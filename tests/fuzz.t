@@ -3,9 +3,10 @@
 # UBSan (tests/fuzz/): each target replays its regression inputs (every
 # target has some, so the replay itself is tested) and fuzzes for
 # FUZZ_SECONDS (30 here; `make fuzz FUZZ_SECONDS=N` runs longer) with no
-# crash, leak or hang. The harness is proved to catch a bug: the ack target
-# built on a copy of ack_stream.c without its alignment check finds the ack
-# its invariant forbids.
+# crash, leak or hang. Each target is proved able to see a bug: its planted
+# twin, built on a copy of its parser that lost a check a regression could
+# lose, crashes on a stored input that the real build takes (a replay, not
+# a fuzzing run: the same answer every time, in a second).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
@@ -23,20 +24,44 @@ for t in "${targets[@]}"; do
 	tap_ok $? "fuzz $t: its regression inputs, then $seconds s: no crash, leak or hang"
 done
 
-# The planted twin: the same target on an ack parser that lost a check.
-planted=$B/fuzz/planted
-mkdir -p "$planted"
-sed 's/if (off % len)/if (0)/' crash-inject/ack_stream.c >"$planted/ack_stream.c"
-cp crash-inject/ack_stream.h crash-inject/judge.h "$planted/"
-if ! grep -q 'if (0)' "$planted/ack_stream.c"; then
-	tap_ok 1 "the planted bug could not be made (ack_stream.c changed?)"
-else
-	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -I"$planted" -o "$planted/fuzz-ack-line" \
-		tests/fuzz/ack-line.c "$planted/ack_stream.c" &&
-		mkdir -p "$planted/corpus" && rm -f "$planted"/crash-* &&
-		! "$planted/fuzz-ack-line" -max_total_time=30 -close_fd_mask=3 -artifact_prefix="$planted/" \
-			"$planted/corpus" tests/fuzz/seeds/ack-line >"$planted/log" 2>&1 &&
-		ls "$planted"/crash-* >/dev/null 2>&1
-	tap_ok $? "an ack parser without its alignment check is caught by the fuzz target"
-fi
+# The planted twins (tests/fuzz/planted/): each target built on a copy of its
+# parser that lost a check (TARGET.patch, its first line says which), then
+# one stored input (TARGET.input) replayed on the twin, which must crash with
+# a sanitizer's or libFuzzer's report, and on the real build, which must take
+# it. A target where no such bug can be planted says why in TARGET.none.
+crash_line() { # log: the first line saying the target crashed, or nothing
+	grep -m1 -o -E 'ERROR: (AddressSanitizer|LeakSanitizer): [a-z-]+|ERROR: libFuzzer: [a-z -]*[a-z]|runtime error: .*' "$1"
+}
+for t in "${targets[@]}"; do
+	p=tests/fuzz/planted/$t
+	if [ -f "$p.none" ]; then
+		echo "# fuzz $t: no planted bug: $(head -n 1 "$p.none")"
+		continue
+	fi
+	if [ ! -f "$p.patch" ] || [ ! -f "$p.input" ]; then
+		tap_ok 1 "fuzz $t: a planted bug ($p.patch) with an input that crashes it ($p.input), or why none can be ($p.none)"
+		continue
+	fi
+	what=$(head -n 1 "$p.patch")
+	what=${what%.}
+	what=${what,}
+	twin=$B/fuzz/planted/$t/fuzz-$t
+	if err=$(tests/fuzz/planted.sh "$B" "$t" 2>&1); then
+		"$twin" -close_fd_mask=3 -timeout=10 "$p.input" >"$twin.log" 2>&1
+		rc=$?
+		line=$(crash_line "$twin.log")
+		echo "# fuzz $t, planted: rc $rc, ${line:-no crash report} (log $twin.log)"
+		[ "$rc" -ne 0 ] && [ -n "$line" ]
+		tap_ok $? "fuzz $t, planted: $what: $p.input crashes it"
+	else
+		tap_ok 1 "fuzz $t, planted: $what: ${err#"planted: $t: "}"
+	fi
+	mkdir -p "$(dirname "$twin")"
+	"$B/fuzz/fuzz-$t" -close_fd_mask=3 -timeout=10 "$p.input" >"$twin.real.log" 2>&1
+	rc=$?
+	line=$(crash_line "$twin.real.log")
+	[ "$rc" -ne 0 ] && echo "# fuzz $t: the real build: rc $rc, ${line:-no crash report} (log $twin.real.log)"
+	[ "$rc" -eq 0 ] && [ -z "$line" ]
+	tap_ok $? "fuzz $t: the real build takes $p.input"
+done
 tap_done
