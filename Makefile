@@ -317,7 +317,7 @@ $(foreach t,$(FUZZ_NAMES),$(eval $(call fuzz_rule,$(t))))
 fuzz-recipe-%:
 	@printf '%s\n' '$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_CFLAGS_$*)' '$(FUZZ_SRC_$*)' '$(FUZZ_LIBS_$*)'
 
-# make fuzz [FUZZ_SECONDS=N]: every target for N seconds (make test: 30 s each).
+# make fuzz [FUZZ_SECONDS=N]: every target for N seconds (make test: a 5 s smoke run each).
 fuzz: $(FUZZ_TARGETS)
 	tests/fuzz/run.sh $(BUILD_DIR) $(FUZZ_SECONDS)
 
