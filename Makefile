@@ -7,6 +7,8 @@
 #   make crashbench  how fast crash images are checked, on a fixed cached set
 #   make xfstests    xfstests' DAX and mmap tests on each kernel, aware beside stock (XFSTESTS=checkout)
 #   make test        unit tests + guest tests (builds what it needs)
+#   make test-long   the slow tests make test leaves out (tests/long/: a kernel
+#                    built from a source tree, and others), after make test's set-up
 #   make shellcheck  every shell script git knows, through shellcheck
 #   make compdb      compile_commands.json for clangd and the like (bear)
 #   make kernels     every kernel flavour in vm-images/flavours
@@ -110,7 +112,7 @@ include workloads/user-program.mk
 
 include harness/plugins/Makefile.inc
 
-.PHONY: all plugins setup kernels test-kernels images test unit-test guest-test shellcheck compdb compile_commands.json clean bench crashtest compare report adr-cost crashbench bisect-check fuzz xfstests xfstests-image
+.PHONY: all plugins setup kernels test-kernels images test test-long unit-test guest-test shellcheck compdb compile_commands.json clean bench crashtest compare report adr-cost crashbench bisect-check fuzz xfstests xfstests-image
 all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) $(BUILD_DIR)/guest/aware-mmap.so $(ACKLIB) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
@@ -362,6 +364,13 @@ test:
 	$(MAKE) all $(UNIT_TESTS) $(FUZZ_TARGETS) test-kernels images
 	$(if $(KERNEL),vm-images/build-kernel.sh $(KERNEL))
 	$(if $(KERNEL),PMEM_TEST_KERNELS="$(call kernel_names,$(KERNEL))") tests/run.sh $(UNIT_TESTS) tests/*.t
+
+# Tests too slow for make test (a cold CI run has 90 minutes for everything):
+# each covers what a short test in tests/ covers more cheaply, and more.
+test-long:
+	vm-images/setup-host.sh
+	$(MAKE) all test-kernels images
+	PMEM_TEST_LOG=$(BUILD_DIR)/test-long.log tests/run.sh tests/long/*.t
 
 # Shell scripts: *.sh (sourced ones too, which say their shell to
 # shellcheck) and every file whose first line runs sh or bash: tests/*.t,
