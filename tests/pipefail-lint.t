@@ -20,8 +20,10 @@ early='^[[:space:]]*(head([[:space:]]|$)|grep[[:space:]]+(-[A-Za-z]*[qm]|--quiet
 # An awk program that a pipe feeds and that goes on over several lines is
 # followed to its closing quote, for an 'exit' anywhere in it.
 early_readers() { # file
-	awk -v f="$1" -v re="$early" '
+	awk -v f="$1" -v re="$early" -v q="'" '
 		function quotes(s) { return gsub(/\047/, "", s) }
+		# The body of a here-document is data, not pipelines.
+		heredoc != "" { if ($0 == heredoc) heredoc = ""; next }
 		inawk {
 			if ($0 ~ /(^|[^a-z_])exit([^a-z_]|$)/) { print f ":" start ": " first; inawk = 0 }
 			else if (quotes($0) % 2) inawk = 0
@@ -30,20 +32,26 @@ early_readers() { # file
 		/^[[:space:]]*#/ { prev = ""; next }
 		{
 			line = $0
+			if (match(line, "<<-?[[:space:]]*" q "?[A-Za-z_]+" q "?")) {
+				heredoc = substr(line, RSTART, RLENGTH)
+				sub("^<<-?[[:space:]]*" q "?", "", heredoc); sub(q "$", "", heredoc)
+			}
+			# Text in double quotes is a message, not a command.
+			gsub(/"([^"\\]|\\.)*"/, "\"\"", line)
 			# A pipe continued from the previous line counts too.
-			if (prev ~ /\|[[:space:]]*\\?[[:space:]]*$/ && line ~ re) { print f ":" NR ": " line }
+			if (prev ~ /\|[[:space:]]*\\?[[:space:]]*$/ && line ~ re) { print f ":" NR ": " $0 }
 			n = split(line, part, /\|\|/)
 			for (i = 1; i <= n; i++) {
 				m = split(part[i], seg, /\|/)
 				for (j = 2; j <= m; j++) {
-					if (seg[j] ~ re) { print f ":" NR ": " line; break }
+					if (seg[j] ~ re) { print f ":" NR ": " $0; break }
 					if (seg[j] ~ /^[[:space:]]*awk[[:space:]]/ && quotes(seg[j]) % 2) {
-						inawk = 1; start = NR; first = line
+						inawk = 1; start = NR; first = $0
 					}
 				}
 			}
 			if (prev ~ /\|[[:space:]]*\\?[[:space:]]*$/ && line ~ /^[[:space:]]*awk[[:space:]]/ && quotes(line) % 2) {
-				inawk = 1; start = NR; first = line
+				inawk = 1; start = NR; first = $0
 			}
 			prev = line
 		}' "$1"

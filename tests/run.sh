@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.." || exit 1
 log=${PMEM_TEST_LOG:-${PMEM_BUILD:-build}/test.log}
 mkdir -p "$(dirname "$log")"
 # tee reads to the end, so prove never meets a closed pipe.
-prove -v "$@" 2>&1 | tee "$log"
+prove -v --timer "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 tests/lib/skip-summary.sh "$log" || rc=1
 exit "$rc"
