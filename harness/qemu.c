@@ -182,8 +182,9 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 	argv_add(a, "-append");
 	/* panic=-1 with -no-reboot: a panic that the console scan misses still
 	 * ends QEMU instead of hanging until the timeout. */
-	argv_add(a, "console=ttyS0 panic=-1 oops=panic%s%s%s",
+	argv_add(a, "console=ttyS0 panic=-1 oops=panic%s%s%s%s%s",
 		 c->root_image ? " pmem.root=raw" : "",
+		 c->kernel_args[0] ? " " : "", c->kernel_args,
 		 c->append ? " " : "", c->append ? c->append : "");
 	return 0;
 }

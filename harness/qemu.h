@@ -16,6 +16,9 @@ struct qemu_config {
 	const char *kernel;		/* bzImage */
 	const char *initrd;		/* cpio archive */
 	const char *append;		/* extra kernel command line, may be NULL */
+	/* The flavour's own boot parameters (build/kernels/<flavour>/cmdline:
+	 * test-only flavours that share a build), "" for none. */
+	char kernel_args[128];
 	const char *nvdimm;		/* backing file, NULL for none */
 	unsigned long long nvdimm_size;	/* backing file size, label included */
 	unsigned int mem_mib;

@@ -706,6 +706,8 @@ int vm_options_flavour(struct vm_options *o, const char *build, const char *flav
 	}
 	memset(o, 0, sizeof(*o));
 	o->qemu.binary = getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64";
+	if (vm_flavour_cmdline(build, flavour, o->qemu.kernel_args, sizeof(o->qemu.kernel_args)) < 0)
+		return -1;
 	o->qemu.accel = accel;
 	o->qemu.kernel = kpath;
 	o->qemu.initrd = ipath;
@@ -713,5 +715,37 @@ int vm_options_flavour(struct vm_options *o, const char *build, const char *flav
 	o->qemu.cpus = 1;
 	o->qemu.nvdimm = nvdimm;
 	o->qemu.nvdimm_size = st.st_size;
+	return 0;
+}
+
+int vm_flavour_cmdline(const char *build, const char *flavour, char *buf, size_t size)
+{
+	char path[1024];
+	size_t n, i;
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/kernels/%s/cmdline", build, flavour);
+	f = fopen(path, "re");
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "pmem-harness: cannot read %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (!fgets(buf, (int)size, f))
+		buf[0] = '\0';
+	fclose(f);
+	n = strcspn(buf, "\n");
+	buf[n] = '\0';
+	/* Written by build-kernel.sh from vm-images/flavours, which allows
+	 * these characters only; anything else is not ours. */
+	for (i = 0; i < n; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,=- ", buf[i])) {
+			fprintf(stderr, "pmem-harness: %s holds more than kernel parameters: run 'make test-kernels' again\n",
+				path);
+			buf[0] = '\0';
+			return -1;
+		}
 	return 0;
 }

@@ -89,6 +89,12 @@ json_t *vm_query(struct vm *vm, const char *command);
 const char *vm_nvdimm(const struct vm *vm);
 const char *vm_status_name(enum vm_status s);
 
+/* A flavour's own boot parameters (build/kernels/<flavour>/cmdline, which
+ * build-kernel.sh writes for flavours that share a build and differ in a
+ * parameter) into buf; "" and 0 when it has none, -1 with one line on
+ * stderr when the file cannot be read or holds anything else. */
+int vm_flavour_cmdline(const char *build, const char *flavour, char *buf, size_t size);
+
 /* Options for one guest of a flavour under build/kernels, one vCPU, 1 GiB,
  * with nvdimm as its NVDIMM; kpath and ipath hold the paths it names. The
  * caller sets the job, timeouts and hooks. */

@@ -212,7 +212,7 @@ int main(void)
 	struct argv a;
 	const char *s;
 
-	tap_plan(16 + 8 + 4 + 1 + 2);
+	tap_plan(17 + 8 + 4 + 1 + 2);
 	tap_result(qemu_build_argv(&c, &a) == 0 ? TAP_PASS : TAP_FAIL, "complete config builds", NULL);
 	tap_result(a.v[a.n] == NULL ? TAP_PASS : TAP_FAIL, "argv is NULL-terminated", NULL);
 	s = arg_after(&a, "-M", "q35");
@@ -236,6 +236,16 @@ int main(void)
 		   "a panic ends QEMU", NULL);
 	tap_result(arg_after(&a, "-accel", "tcg") && arg_after(&a, "-cpu", "max") ? TAP_PASS : TAP_FAIL,
 		   "TCG with -cpu max", NULL);
+	argv_free(&a);
+
+	/* A flavour's boot parameter comes before the caller's own. */
+	c = base;
+	snprintf(c.kernel_args, sizeof(c.kernel_args), "dax_aware_test=nogate");
+	c.append = "nokaslr";
+	qemu_build_argv(&c, &a);
+	s = arg_after(&a, "-append", "console=ttyS0");
+	tap_result(s && strstr(s, " dax_aware_test=nogate nokaslr") ? TAP_PASS : TAP_FAIL,
+		   "a flavour's boot parameters, then the caller's, on the kernel command line", NULL);
 	argv_free(&a);
 
 	c = base;
