@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The dirty-tracking tests must be able to fail. On a kernel whose two gates
-# are removed (patch set test-nogate), faults through an aware mapping are
+# are removed (dax_aware_test=nogate), faults through an aware mapping are
 # tracked again: every "dirty-tracking aware" case must fail there (the
 # dax_insert_entry gate), and so must every "dirty-tracking sync+aware" case
 # (synchronous faults are tagged only in dax_insert_pfn_mkwrite), while the
 # legacy shared cases still pass. Both ports (6.1 and 6.12) have such a
-# kernel. On a kernel with series v1's CoW behaviour (test-cow-untracked)
+# kernel. On a kernel with series v1's CoW behaviour (=cowuntracked)
 # the aware CoW cases must fail and the legacy ones pass. On one that
-# write-protects aware mappings on a legacy write-back (test-wp-aware, v1)
-# the refault case must fail.
+# write-protects aware mappings on a legacy write-back (=wpaware, v1) the
+# refault case must fail. The three are one kernel per version (patch set
+# test-knobs), each broken by its boot parameter, which its console names.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
@@ -18,11 +19,20 @@ result_of() { # case name -> ok | not ok | skip | (empty)
 	printf '%s' "$GUEST_RESULTS" | awk -F'\t' -v n="$1" '$2 == n { print $1 }'
 }
 
+# The three broken ports are one build per version (patch set test-knobs),
+# broken by a boot parameter: its guest must say the port is broken on
+# purpose, and how, or the failures below would prove nothing.
+knob_on() { # label knob
+	grep -q "dax: TEST ONLY: MAP_PMEM_AWARE broken on purpose ($2)$" "$RUNS/$1/console.log"
+	tap_ok $? "$1: the kernel says it is broken on purpose (dax_aware_test=$2)"
+}
+
 echo "TAP version 13"
 for version in 6.1 6.12; do
 	# The guest's own failures are this test's expected result: collect, do not emit.
 	GUEST_TAP_EMIT=0 guest_tap "nogate-$version/ext4" "$version-aware-nogate" ext4 \
 		tests/guest/semantics.job
+	knob_on "nogate-$version/ext4" nogate
 
 	for mode in aware sync+aware; do
 		for layout in hole prealloc; do
@@ -48,6 +58,7 @@ done
 for version in 6.1 6.12; do
 	GUEST_TAP_EMIT=0 guest_tap "cowuntracked-$version/xfs-reflink" "$version-aware-cowuntracked" xfs-reflink \
 		tests/guest/semantics.job
+	knob_on "cowuntracked-$version/xfs-reflink" cowuntracked
 	for mode in aware sync+aware; do
 		got=$(result_of "cow-written-back $mode")
 		[ "$got" = "not ok" ]
@@ -66,6 +77,7 @@ done
 for version in 6.1 6.12; do
 	GUEST_TAP_EMIT=0 guest_tap "wpaware-$version/ext4" "$version-aware-wpaware" ext4 \
 		tests/guest/semantics.job
+	knob_on "wpaware-$version/ext4" wpaware
 	got=$(result_of "legacy-msync-leaves-aware-writable")
 	[ "$got" = "not ok" ]
 	tap_ok $? "$version: v1 write-back caught: 'legacy-msync-leaves-aware-writable' fails (got: ${got:-missing})"

@@ -9,14 +9,17 @@
 #   vm-images/build-kernel.sh --check-config FILE   a config or bzImage has
 #                                             what the guest needs
 #
-# A flavour is a row of vm-images/flavours: a source version plus patch sets.
-# Each build is cached under $PMEM_CACHE/kernels/<flavour>-<key>/, where the
-# key hashes the source package version, every patch, the config fragment and
-# the recipe version, so an unchanged flavour is reused in seconds. Compilation goes
+# A flavour is a row of vm-images/flavours: a source version plus patch sets,
+# and any boot parameters its guests get (build/kernels/<flavour>/cmdline).
+# Each build is cached under $PMEM_CACHE/kernels/linux-<version>-<key>/, where
+# the key hashes the source package version, every patch, the config fragment
+# and the recipe version, so an unchanged flavour is reused in seconds and
+# flavours that differ only in their boot parameters share one build. Compilation goes
 # through ccache; all flavours of a version share one source path so that
 # ccache hits across flavours (only files a patch touches recompile).
 #
-# The result is published as build/kernels/<flavour>/{bzImage,kernel.json,config}.
+# The result is published as build/kernels/<flavour>/{bzImage,kernel.json,config}
+# and, for a flavour with boot parameters, cmdline.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -36,6 +39,24 @@ flavour_row() {
 }
 
 list_flavours() { awk '!/^#/ && NF { print $1 }' "$here/flavours"; }
+
+# A row's words after the version are its patch sets and, as words with an
+# '=', the kernel parameters its guests boot with: test-only flavours that
+# differ in a boot parameter share one build.
+row_sets() { # words...
+	local w
+	for w in "$@"; do [[ $w == *=* ]] || printf '%s ' "$w"; done
+}
+row_params() { # words...
+	local w out=
+	for w in "$@"; do
+		[[ $w == *=* ]] || continue
+		[[ $w =~ ^[A-Za-z0-9_.,=-]+$ ]] ||
+			die "kernel parameter '$w' in vm-images/flavours: letters, digits and _.,=- only"
+		out+="${out:+ }$w"
+	done
+	printf '%s' "$out"
+}
 
 patch_files() { # version set...
 	local version=$1 set; shift
@@ -92,6 +113,8 @@ flavour_key() { # flavour -> key
 	local row version sets pkgver
 	row=$(flavour_row "$1") || die "unknown flavour '$1' (known: $(list_flavours | tr '\n' ' '))"
 	read -r _ version sets <<<"$row"
+	# shellcheck disable=SC2086 # words of the row
+	sets=$(row_sets $sets)
 	pkgver=$(source_version "$version")
 	# shellcheck disable=SC2086
 	{
@@ -102,11 +125,12 @@ flavour_key() { # flavour -> key
 	} | sha256sum | cut -c1-16
 }
 
-write_metadata() { # flavour version pkgver key sets... > kernel.json
-	local flavour=$1 version=$2 pkgver=$3 key=$4 first=1 p sets; shift 4
+write_metadata() { # flavour version pkgver key params sets... > kernel.json
+	local flavour=$1 version=$2 pkgver=$3 key=$4 params=$5 first=1 p sets; shift 5
 	sets=$(for p in "$@"; do [ "$p" = "-" ] || printf '"%s",' "$p"; done)
 	printf '{\n  "schema": 1,\n  "flavour": "%s",\n  "source": "linux-source-%s %s",\n' \
 		"$flavour" "$version" "$pkgver"
+	printf '  "cmdline": "%s",\n' "$params"
 	printf '  "key": "%s",\n  "config_sha256": "%s",\n  "patch_sets": [%s],\n  "patches": [' \
 		"$key" "$(sha256sum "$fragment" | cut -d' ' -f1)" "${sets%,}"
 	while read -r p; do
@@ -119,75 +143,92 @@ write_metadata() { # flavour version pkgver key sets... > kernel.json
 	printf '\n  ]\n}\n'
 }
 
+# Compile a flavour into dest, under its version's build lock.
+compile_flavour() { # flavour version pkgver key dest sets...
+	local flavour=$1 version=$2 pkgver=$3 key=$4 dest=$5 src tree obj p opt
+	shift 5
+	local sets="$*"
+	check_tools
+	src=$(pristine_tree "$version")
+	check_space "$cache" 3000
+	# One tree and object path per version (not per flavour): identical
+	# paths let ccache reuse objects between flavours.
+	tree=$cache/tree/$version
+	obj=$cache/obj/$version
+	echo "build-kernel: building $flavour (key $key); log in $dest.log" >&2
+	rm -rf "$tree" "$obj"
+	mkdir -p "$(dirname "$tree")" "$obj"
+	cp -al "$src" "$tree"
+	# shellcheck disable=SC2086
+	while read -r p; do
+		[ -n "$p" ] || continue
+		patch -d "$tree" -p1 -s --no-backup-if-mismatch <"$p" ||
+			die "patch ${p#"$here"/} does not apply to linux-source-$version $pkgver"
+	done < <(patch_files "$version" $sets)
+
+	local -a kmake=(make -C "$tree" O="$obj" -j"$(nproc)" CC="ccache gcc"
+		KBUILD_BUILD_TIMESTAMP="$pkgver" KBUILD_BUILD_USER=pmem-aware
+		KBUILD_BUILD_HOST=harness)
+	export CCACHE_DIR=$cache/ccache CCACHE_BASEDIR=$cache CCACHE_NOHASHDIR=1
+	mkdir -p "$(dirname "$dest")"
+	{
+		"${kmake[@]}" tinyconfig
+		"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$fragment"
+		"${kmake[@]}" olddefconfig
+	} >"$dest.log" 2>&1 || die "configuring $flavour failed: see $dest.log"
+	# A dependency that drops an option would boot a kernel without DAX.
+	while read -r opt; do
+		grep -qx "$opt" "$obj/.config" ||
+			die "$flavour: config fragment option '$opt' did not survive olddefconfig (missing dependency?)"
+	done < <(grep -E '^CONFIG_[A-Z0-9_]+=' "$fragment")
+	"${kmake[@]}" bzImage >>"$dest.log" 2>&1 ||
+		die "building $flavour failed: see the end of $dest.log"
+	rm -rf "$dest.tmp"
+	mkdir -p "$dest.tmp"
+	cp "$obj/arch/x86/boot/bzImage" "$obj/.config" "$obj/System.map" "$dest.tmp/"
+	mv "$dest.tmp/.config" "$dest.tmp/config"
+	mv "$dest.tmp" "$dest"
+	mv "$dest.log" "$dest/build.log"
+}
+
 build_flavour() { # flavour
-	local flavour=$1 row version sets pkgver key dest src tree obj p opt
+	local flavour=$1 row version sets pkgver key dest p params words
 	row=$(flavour_row "$flavour") || die "unknown flavour '$flavour' (known: $(list_flavours | tr '\n' ' '))"
-	read -r _ version sets <<<"$row"
+	read -r _ version words <<<"$row"
+	# shellcheck disable=SC2086 # words of the row
+	sets=$(row_sets $words)
+	# shellcheck disable=SC2086
+	params=$(row_params $words)
 	pkgver=$(source_version "$version")
 	key=$(flavour_key "$flavour")
-	dest=$cache/kernels/$flavour-$key
+	# Keyed by what is compiled: flavours that differ only in their boot
+	# parameters share one build.
+	dest=$cache/kernels/linux-$version-$key
 
 	if [ ! -e "$dest/bzImage" ]; then
-		check_tools
-		src=$(pristine_tree "$version")
-		check_space "$cache" 3000
-		# One tree and object path per version (not per flavour): identical
-		# paths let ccache reuse objects between flavours.
-		tree=$cache/tree/$version
-		obj=$cache/obj/$version
+		mkdir -p "$cache"
 		exec 9>"$cache/build-$version.lock"
 		flock 9
-		echo "build-kernel: building $flavour (key $key); log in $dest.log" >&2
-		rm -rf "$tree" "$obj"
-		mkdir -p "$(dirname "$tree")" "$obj"
-		cp -al "$src" "$tree"
+		# A flavour sharing this build may have made it while we waited.
 		# shellcheck disable=SC2086
-		while read -r p; do
-			[ -n "$p" ] || continue
-			patch -d "$tree" -p1 -s --no-backup-if-mismatch <"$p" ||
-				die "patch ${p#"$here"/} does not apply to linux-source-$version $pkgver"
-		done < <(patch_files "$version" $sets)
-
-		local -a kmake=(make -C "$tree" O="$obj" -j"$(nproc)" CC="ccache gcc"
-			KBUILD_BUILD_TIMESTAMP="$pkgver" KBUILD_BUILD_USER=pmem-aware
-			KBUILD_BUILD_HOST=harness)
-		export CCACHE_DIR=$cache/ccache CCACHE_BASEDIR=$cache CCACHE_NOHASHDIR=1
-		mkdir -p "$(dirname "$dest")"
-		{
-			"${kmake[@]}" tinyconfig
-			"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$fragment"
-			"${kmake[@]}" olddefconfig
-		} >"$dest.log" 2>&1 || die "configuring $flavour failed: see $dest.log"
-		# A dependency that drops an option would boot a kernel without DAX.
-		while read -r opt; do
-			grep -qx "$opt" "$obj/.config" ||
-				die "$flavour: config fragment option '$opt' did not survive olddefconfig (missing dependency?)"
-		done < <(grep -E '^CONFIG_[A-Z0-9_]+=' "$fragment")
-		"${kmake[@]}" bzImage >>"$dest.log" 2>&1 ||
-			die "building $flavour failed: see the end of $dest.log"
-		rm -rf "$dest.tmp"
-		mkdir -p "$dest.tmp"
-		cp "$obj/arch/x86/boot/bzImage" "$obj/.config" "$obj/System.map" "$dest.tmp/"
-		mv "$dest.tmp/.config" "$dest.tmp/config"
-		mv "$dest.tmp" "$dest"
-		mv "$dest.log" "$dest/build.log"
+		[ -e "$dest/bzImage" ] || compile_flavour "$flavour" "$version" "$pkgver" "$key" "$dest" $sets
 		flock -u 9
-	fi
-	# Builds cached before System.map was kept: the object tree still holds
-	# it when its bzImage is this very build (the last of its version).
-	obj=$cache/obj/$version
-	if [ ! -e "$dest/System.map" ] && [ -e "$obj/System.map" ] &&
-		cmp -s "$obj/arch/x86/boot/bzImage" "$dest/bzImage"; then
-		cp "$obj/System.map" "$dest/System.map"
 	fi
 	mkdir -p "$out/$flavour"
 	# System.map names kernel PCs in ADR crash reports (no KASLR in our config).
 	for p in bzImage config System.map; do
 		if [ -e "$dest/$p" ]; then ln -sfn "$dest/$p" "$out/$flavour/$p"; else rm -f "$out/$flavour/$p"; fi
 	done
+	# The boot parameters of the flavour: the harness appends them to every
+	# guest's command line (harness/vm.c: vm_flavour_cmdline).
+	if [ -n "$params" ]; then
+		printf '%s\n' "$params" >"$out/$flavour/cmdline"
+	else
+		rm -f "$out/$flavour/cmdline"
+	fi
 	rm -f "$out/$flavour/kernel.json"
 	# shellcheck disable=SC2086
-	write_metadata "$flavour" "$version" "$pkgver" "$key" $sets >"$out/$flavour/kernel.json"
+	write_metadata "$flavour" "$version" "$pkgver" "$key" "$params" $sets >"$out/$flavour/kernel.json"
 	echo "build-kernel: $flavour ready: $out/$flavour/bzImage" >&2
 }
 
