@@ -53,16 +53,17 @@ phase "xfstests root image" vm-images/build-xfstests.sh
 phase "tests" tests/run.sh "${units[@]}" tests/*.t
 printf '| **total** | **%d** | |\n' "$total" >>"$table"
 
-# Each test file's wall time: prove --timer stamps the start of each file
-# ("[HH:MM:SS] tests/x.t .. ") and the end of the run ("[HH:MM:SS]").
+# Each test file's wall time: with -v, prove --timer stamps each file when it
+# ends ("[HH:MM:SS] tests/x.t .. "), so a file took the time since the stamp
+# before it.
 {
 	echo
 	echo "Slowest test files (from the timestamps of prove --timer):"
 	echo
 	awk 'match($0, /^\[[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\]/) {
 			split(substr($0, 2, 8), t, ":"); now = t[1] * 3600 + t[2] * 60 + t[3]
-			if (f != "") { d = now - start; if (d < 0) d += 86400; print d, f }
-			f = ($2 ~ /\.t$|unit-/) ? $2 : ""; start = now
+			if ($2 ~ /\.t$|unit-/ && seen) { d = now - last; if (d < 0) d += 86400; print d, $2 }
+			last = now; seen = 1
 		}' build/test.log | sort -rn | awk 'NR <= 12 { printf "- %s: %d s\n", $2, $1 }'
 } >>"$table"
 cat "$table"
