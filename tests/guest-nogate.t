@@ -23,7 +23,7 @@ result_of() { # case name -> ok | not ok | skip | (empty)
 # broken by a boot parameter: its guest must say the port is broken on
 # purpose, and how, or the failures below would prove nothing.
 knob_on() { # label knob
-	grep -q "dax: TEST ONLY: MAP_PMEM_AWARE broken on purpose ($2)$" "$RUNS/$1/console.log"
+	grep -qF "dax: TEST ONLY: MAP_PMEM_AWARE broken on purpose ($2)" "$RUNS/$1/console.log"
 	tap_ok $? "$1: the kernel says it is broken on purpose (dax_aware_test=$2)"
 }
 
