@@ -184,7 +184,13 @@ if [ ! -e "$B/kernels/6.12-stock/bzImage" ] || [ ! -e "$B/kernels/6.12-aware/bzI
 elif ! vm-images/build-xfstests.sh >"$runs/xfstests-build.log" 2>&1; then
 	for t in "plan xfstests and collect name the units" "GNU parallel runs the xfstests plan" \
 		"collect of xfstests compares each kernel with its baseline"; do
-		tap_ok 1 "$t: the xfstests root image did not build: $(tail -1 "$runs/xfstests-build.log")"
+		# No snapshot or checkout of xfstests (no Debian package): the machine
+		# cannot; anything else that stops the build is a failure.
+		if grep -q "no xfstests snapshot found" "$runs/xfstests-build.log"; then
+			tap_skip "$t" "$(tail -n 1 "$runs/xfstests-build.log")"
+		else
+			tap_ok 1 "$t: the xfstests root image did not build: $(tail -n 1 "$runs/xfstests-build.log")"
+		fi
 	done
 else
 	x=$runs/xfs

@@ -35,6 +35,12 @@ for k in $kernels; do
 	tap_require "$B/kernels/$k/bzImage"
 done
 if ! vm-images/build-xfstests.sh >"$out/build.log" 2>&1; then
+	# xfstests is no Debian package: a machine without a snapshot or a
+	# checkout of it (and no network) truly cannot run it.
+	if grep -q "no xfstests snapshot found" "$out/build.log"; then
+		echo "1..0 # SKIP $(tail -n 1 "$out/build.log")"
+		exit 0
+	fi
 	tap_ok 1 "the xfstests root image builds (log: $out/build.log)"
 	tail -5 "$out/build.log" | sed 's/^/# /'
 	tap_done
