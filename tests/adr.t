@@ -51,9 +51,10 @@ ack=$(jq -s '[.[] | select(.taken == "ack")] | .[0].point' "$dir"/image-*.json)
 pending=$(jq -s --argjson p "${ack:-0}" '[.[] | select(.point == $p)][0].pending_lines' "$dir"/image-*.json)
 subsets=$(jq -s --argjson p "${ack:-0}" '[.[] | select(.point == $p and (.variant | startswith("s")))] | length' \
 	"$dir"/image-*.json)
-echo "# ack point $ack: $pending pending lines, $subsets subset images"
+echo "# ack point $ack: $pending pending lines, $subsets subset images, crashtest exit $rc"
 [ "$rc" -eq 0 ] && [ "$pending" = 4 ] && [ "$subsets" = 14 ]
-tap_ok $? "probe: 4 lines pending at the ack (never written back, re-stored after clwb, NT unfenced, clwb unfenced), all 14 proper subsets imaged"
+tap_ok $? "probe: 4 lines pending at the ack (never written back, re-stored after clwb, NT unfenced, clwb unfenced), all 14 proper subsets imaged" \
+	"$out/probe.err" "$out/probe.out"
 jq -e '.scenarios[0].model | .unresolved_flushes == 0 and .overflow_lines == 0 and .flushes >= 6' \
 	"$out/probe/crash/summary.json" >/dev/null
 tap_ok $? "probe: every flush resolved (also through a second mapping, and a third never stored through), no line lost by the model"

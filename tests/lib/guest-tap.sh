@@ -29,14 +29,22 @@ export PMEM_GUEST_EVENTS
 : >"$PMEM_GUEST_EVENTS"
 TAP_CONSOLE_EXPECTED=
 
-tap_ok() { # 0|1 description
+tap_ok() { # 0|1 description [file whose last lines say why, on failure]...
+	local f
 	TAP_N=$((TAP_N + 1))
 	if [ "$1" -eq 0 ]; then
 		echo "ok $TAP_N $2"
-	else
-		echo "not ok $TAP_N $2"
-		TAP_FAILED=$((TAP_FAILED + 1))
+		return 0
 	fi
+	echo "not ok $TAP_N $2"
+	TAP_FAILED=$((TAP_FAILED + 1))
+	shift 2
+	for f in "$@"; do
+		[ -s "$f" ] || continue
+		echo "#   last lines of $f:"
+		tail -n 8 -- "$f" | sed "s/^/#     /"
+	done
+	return 0
 }
 
 tap_skip() { # description reason
