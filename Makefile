@@ -44,11 +44,16 @@ TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-nogate 6.1-aware-cowuntracked 6.1-
 		6.12-stock-cowflush
 ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 
-# pmem-harness is every .c of harness/, crash-inject/ and results/, so a new
-# file there needs no line here. harness/plugins/ is not in it: those are
-# plugins QEMU loads (harness/plugins/Makefile.inc).
+include mk/plugins.mk
+
+# pmem-harness is every .c of the host's rooms (docs/internals.md), so a new
+# file there needs no line here; the TCG plugins among them are not in it:
+# QEMU loads those (mk/plugins.mk).
 # workloads/pmem_map.c: the mapping modes, one table for host and guest.
-HARNESS_SRC    := $(sort $(wildcard harness/*.c crash-inject/*.c results/*.c)) workloads/pmem_map.c
+HOST_DIRS      := harness lib vm bench crash-inject crash-inject/model crash-inject/judge \
+		  crash-inject/run xfstests/host results
+HARNESS_SRC    := $(filter-out $(PLUGIN_SRC),$(sort $(wildcard $(addsuffix /*.c,$(HOST_DIRS))))) \
+		  workloads/pmem_map.c
 HARNESS_OBJ    := $(patsubst %.c,$(BUILD_DIR)/obj/%.o,$(HARNESS_SRC))
 HARNESS_LDLIBS := -ljansson -lxxhash -lm
 
@@ -88,29 +93,8 @@ GUEST_CFLAGS := $(BUILD_CFLAGS) -Iworkloads
 guest_obj     = $(patsubst %.c,$(BUILD_DIR)/guest-obj/%.o,$(1))
 GUEST_OBJ    := $(call guest_obj,$(sort $(WRITER_SRC) $(AGENT_SRC) $(SEMANTICS_SRC) $(PEER_SRC) $(VERIFY_SRC) $(CHECKER_SRC)))
 
-UNIT_TESTS := $(BUILD_DIR)/tests/unit-console \
-	      $(BUILD_DIR)/tests/unit-qemu-argv \
-	      $(BUILD_DIR)/tests/unit-job-parse \
-	      $(BUILD_DIR)/tests/unit-noise \
-	      $(BUILD_DIR)/tests/unit-adr-model \
-	      $(BUILD_DIR)/tests/unit-judge-parse \
-	      $(BUILD_DIR)/tests/unit-ack-stream \
-	      $(BUILD_DIR)/tests/unit-names \
-	      $(BUILD_DIR)/tests/unit-rundir \
-	      $(BUILD_DIR)/tests/unit-unit-docs \
-	      $(BUILD_DIR)/tests/unit-crash-resume \
-	      $(BUILD_DIR)/tests/unit-table-escape \
-	      $(BUILD_DIR)/tests/unit-check-phases \
-	      $(BUILD_DIR)/tests/unit-check-block \
-	      $(BUILD_DIR)/tests/unit-record-crc \
-	      $(BUILD_DIR)/tests/unit-user-program \
-	      $(BUILD_DIR)/tests/unit-embed \
-	      $(BUILD_DIR)/tests/unit-xfstests-doc
-
 # How a user's program is built: the harness reads the same file.
 include workloads/user-program.mk
-
-include harness/plugins/Makefile.inc
 
 .PHONY: all plugins setup kernels test-kernels images test test-long unit-test guest-test shellcheck compdb compile_commands.json clean bench crashtest compare report adr-cost crashbench bisect-check fuzz xfstests xfstests-image
 all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) $(BUILD_DIR)/guest/aware-mmap.so $(ACKLIB) plugins
@@ -185,83 +169,57 @@ $(BUILD_DIR)/guest/pmem-checker: $(call guest_obj,$(CHECKER_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $^
 
-$(BUILD_DIR)/tests/unit-console: tests/unit/console.c harness/console.c harness/guest_events.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/console.c harness/console.c harness/guest_events.c,-ljansson)
+# Unit tests (tests/unit/NAME.c), each as data: the code it tests and the
+# libraries that needs. One rule builds them all, with ASan and UBSan;
+# headers are included from the top of the tree ("vm/console.h").
+UNIT_NAMES := console qemu-argv job-parse noise adr-model judge-parse ack-stream names rundir \
+	      unit-docs crash-resume table-escape check-phases check-block record-crc user-program \
+	      embed xfstests-doc
+UNIT_TESTS := $(addprefix $(BUILD_DIR)/tests/unit-,$(UNIT_NAMES))
+UNIT_CFLAGS := $(BUILD_CFLAGS) $(SANITIZE) -I. -Iworkloads -Itests/guest
 
+UNIT_SRC_console       := vm/console.c vm/guest_events.c
+UNIT_LIBS_console      := -ljansson
 # accel.c with vm_run() stood in for by the test: the KVM choice without a guest.
-$(BUILD_DIR)/tests/unit-qemu-argv: tests/unit/qemu-argv.c harness/qemu.c harness/accel.c harness/rundir.c harness/child.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/qemu-argv.c harness/qemu.c harness/accel.c harness/rundir.c harness/child.c,)
-
-$(BUILD_DIR)/tests/unit-job-parse: tests/unit/job-parse.c $(WRITER_SRC)
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest,tests/unit/job-parse.c $(filter-out workloads/writer.c,$(WRITER_SRC)),-ljansson -linih -lpmem -lm)
-
+UNIT_SRC_qemu-argv     := vm/qemu.c vm/accel.c lib/rundir.c lib/child.c
+UNIT_SRC_job-parse     := $(filter-out workloads/writer.c,$(WRITER_SRC))
+UNIT_LIBS_job-parse    := -ljansson -linih -lpmem -lm
+UNIT_SRC_noise         := results/stats.c
+UNIT_LIBS_noise        := -lm
+UNIT_SRC_adr-model     := crash-inject/model/adr.c crash-inject/image.c
+UNIT_LIBS_adr-model    := -lxxhash
 # With the guest's writer of a file's entry, read back by the loader.
-$(BUILD_DIR)/tests/unit-judge-parse: tests/unit/judge-parse.c crash-inject/judge.c workloads/record_verify.c workloads/json_out.c workloads/record.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/judge-parse.c crash-inject/judge.c workloads/record_verify.c workloads/json_out.c workloads/record.c,-ljansson -lm)
+UNIT_SRC_judge-parse   := crash-inject/judge/judge.c workloads/record_verify.c workloads/json_out.c workloads/record.c
+UNIT_LIBS_judge-parse  := -ljansson -lm
+UNIT_SRC_ack-stream    := crash-inject/judge/ack_stream.c
+UNIT_SRC_names         := lib/names.c
+UNIT_SRC_rundir        := lib/rundir.c
+UNIT_SRC_unit-docs     := bench/unit_docs.c lib/names.c
+UNIT_LIBS_unit-docs    := -ljansson
+UNIT_SRC_crash-resume  := crash-inject/run/crash_resume.c lib/rundir.c
+UNIT_LIBS_crash-resume := -ljansson
+UNIT_SRC_table-escape  := results/table.c
+UNIT_SRC_check-phases  := crash-inject/judge/check_phases.c crash-inject/judge/judge.c results/stats.c
+UNIT_LIBS_check-phases := -ljansson -lm
+UNIT_SRC_check-block   := crash-inject/judge/check_block.c crash-inject/judge/judge.c
+UNIT_LIBS_check-block  := -ljansson
+UNIT_SRC_record-crc    := workloads/record.c
+UNIT_SRC_user-program  := crash-inject/run/user_program.c lib/make_vars.c lib/child.c lib/rundir.c crash-inject/image.c
+UNIT_LIBS_user-program := -lxxhash
+UNIT_SRC_embed         := vm/embed.c lib/rundir.c
+UNIT_SRC_xfstests-doc  := results/xfstests.c results/table.c
+UNIT_LIBS_xfstests-doc := -ljansson -lm
 
-$(BUILD_DIR)/tests/unit-ack-stream: tests/unit/ack-stream.c crash-inject/ack_stream.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/ack-stream.c crash-inject/ack_stream.c,)
-
-$(BUILD_DIR)/tests/unit-embed: tests/unit/embed.c harness/embed.c harness/rundir.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,$(filter %.c,$^),)
-
-$(BUILD_DIR)/tests/unit-names: tests/unit/names.c harness/names.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/names.c harness/names.c,)
-
-$(BUILD_DIR)/tests/unit-rundir: tests/unit/rundir.c harness/rundir.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/rundir.c harness/rundir.c,)
-
-$(BUILD_DIR)/tests/unit-crash-resume: tests/unit/crash-resume.c harness/crash_resume.c harness/rundir.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,$(filter %.c,$^),-ljansson)
-
-$(BUILD_DIR)/tests/unit-unit-docs: tests/unit/unit-docs.c results/unit_docs.c harness/names.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/unit-docs.c results/unit_docs.c harness/names.c,-ljansson)
-
-$(BUILD_DIR)/tests/unit-table-escape: tests/unit/table-escape.c results/table.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/table-escape.c results/table.c,)
-
-$(BUILD_DIR)/tests/unit-check-block: tests/unit/check-block.c harness/check_block.c crash-inject/judge.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,tests/unit/check-block.c harness/check_block.c crash-inject/judge.c,-ljansson)
-
-$(BUILD_DIR)/tests/unit-check-phases: tests/unit/check-phases.c crash-inject/check_phases.c crash-inject/judge.c results/stats.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/check-phases.c crash-inject/check_phases.c crash-inject/judge.c results/stats.c,-ljansson -lm)
-
-$(BUILD_DIR)/tests/unit-record-crc: tests/unit/record-crc.c workloads/record.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iworkloads -Itests/guest,tests/unit/record-crc.c workloads/record.c,)
-
-$(BUILD_DIR)/tests/unit-xfstests-doc: tests/unit/xfstests-doc.c results/xfstests.c results/table.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/xfstests-doc.c results/xfstests.c results/table.c,-ljansson -lm)
-
-$(BUILD_DIR)/tests/unit-user-program: tests/unit/user-program.c harness/user_program.c harness/make_vars.c harness/child.c harness/rundir.c crash-inject/image.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iharness -Itests/guest,$(filter %.c,$^),-lxxhash)
-
-$(BUILD_DIR)/tests/unit-noise: tests/unit/noise.c results/stats.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Iresults -Itests/guest,tests/unit/noise.c results/stats.c,-lm)
-
-$(BUILD_DIR)/tests/unit-adr-model: tests/unit/adr-model.c crash-inject/adr.c crash-inject/image.c
-	@mkdir -p $(@D)
-	$(call link,$(BUILD_CFLAGS) $(SANITIZE) -Icrash-inject -Itests/guest,tests/unit/adr-model.c crash-inject/adr.c crash-inject/image.c,-lxxhash)
+define unit_rule
+$(BUILD_DIR)/tests/unit-$(1): tests/unit/$(1).c $(UNIT_SRC_$(1))
+	@mkdir -p $$(@D)
+	$$(call link,$$(UNIT_CFLAGS),$$(filter %.c,$$^),$$(UNIT_LIBS_$(1)))
+endef
+$(foreach t,$(UNIT_NAMES),$(eval $(call unit_rule,$(t))))
 
 # Fuzz targets (tests/fuzz/): libFuzzer with ASan and UBSan, Debian's clang.
 FUZZ_CC      := clang
-FUZZ_FLAGS   := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_FLAGS   := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -Iworkloads
 FUZZ_SECONDS := 60
 FUZZ_NAMES   := job check-report ack-line console check-phases results unit-docs bench-resume crash-resume check-block xfstests-doc
 FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,$(FUZZ_NAMES))
@@ -270,38 +228,28 @@ FUZZ_TARGETS := $(addprefix $(BUILD_DIR)/fuzz/fuzz-,$(FUZZ_NAMES))
 # -D flags and its libraries: the rule below builds it, and tests/fuzz.t
 # builds its planted twin from the same words (make fuzz-recipe-NAME).
 FUZZ_SRC_job              := tests/fuzz/job.c $(filter-out workloads/writer.c,$(WRITER_SRC))
-FUZZ_CFLAGS_job           := -Iworkloads
 FUZZ_LIBS_job             := -ljansson -linih -lpmem -lm
-FUZZ_SRC_check-report     := tests/fuzz/check-report.c crash-inject/judge.c
-FUZZ_CFLAGS_check-report  := -Icrash-inject
+FUZZ_SRC_check-report     := tests/fuzz/check-report.c crash-inject/judge/judge.c
 FUZZ_LIBS_check-report    := -ljansson
-FUZZ_SRC_ack-line         := tests/fuzz/ack-line.c crash-inject/ack_stream.c
-FUZZ_CFLAGS_ack-line      := -Icrash-inject
+FUZZ_SRC_ack-line         := tests/fuzz/ack-line.c crash-inject/judge/ack_stream.c
 FUZZ_LIBS_ack-line        :=
-FUZZ_SRC_console          := tests/fuzz/console.c harness/console.c
-FUZZ_CFLAGS_console       := -Iharness
+FUZZ_SRC_console          := tests/fuzz/console.c vm/console.c
 FUZZ_LIBS_console         :=
-FUZZ_SRC_check-phases     := tests/fuzz/check-phases.c crash-inject/check_phases.c crash-inject/judge.c results/stats.c
-FUZZ_CFLAGS_check-phases  := -Icrash-inject
+FUZZ_SRC_check-phases     := tests/fuzz/check-phases.c crash-inject/judge/check_phases.c crash-inject/judge/judge.c results/stats.c
 FUZZ_LIBS_check-phases    := -ljansson -lm
-FUZZ_SRC_results          := tests/fuzz/results.c results/series.c results/stats.c results/verdicts.c results/table.c harness/rundir.c
-FUZZ_CFLAGS_results       := -Iresults -Iharness
+FUZZ_SRC_results          := tests/fuzz/results.c results/series.c results/stats.c results/verdicts.c results/table.c lib/rundir.c
 FUZZ_LIBS_results         := -ljansson -lm
-FUZZ_SRC_unit-docs        := tests/fuzz/unit-docs.c results/unit_docs.c harness/names.c
-FUZZ_CFLAGS_unit-docs     := -Iresults -Iharness
+FUZZ_SRC_unit-docs        := tests/fuzz/unit-docs.c bench/unit_docs.c lib/names.c
 FUZZ_LIBS_unit-docs       := -ljansson
-FUZZ_SRC_bench-resume     := tests/fuzz/bench-resume.c harness/bench_resume.c harness/names.c harness/rundir.c harness/jsonio.c
-FUZZ_CFLAGS_bench-resume  := -Iharness
+FUZZ_SRC_bench-resume     := tests/fuzz/bench-resume.c bench/bench_resume.c lib/names.c lib/rundir.c lib/jsonio.c
 FUZZ_LIBS_bench-resume    := -ljansson
-FUZZ_SRC_crash-resume     := tests/fuzz/crash-resume.c harness/crash_resume.c
-FUZZ_CFLAGS_crash-resume  := -Iharness
+FUZZ_SRC_crash-resume     := tests/fuzz/crash-resume.c crash-inject/run/crash_resume.c
 FUZZ_LIBS_crash-resume    := -ljansson
 FUZZ_SRC_xfstests-doc     := tests/fuzz/xfstests-doc.c results/xfstests.c results/table.c
-FUZZ_CFLAGS_xfstests-doc  := -Iresults
 FUZZ_LIBS_xfstests-doc    := -ljansson -lm
 # The report bound made 512 bytes, so that inputs reach it.
-FUZZ_SRC_check-block      := tests/fuzz/check-block.c harness/check_block.c crash-inject/judge.c
-FUZZ_CFLAGS_check-block   := -DCHECK_BLOCK_MAX=512 -Iharness
+FUZZ_SRC_check-block      := tests/fuzz/check-block.c crash-inject/judge/check_block.c crash-inject/judge/judge.c
+FUZZ_CFLAGS_check-block   := -DCHECK_BLOCK_MAX=512
 FUZZ_LIBS_check-block     := -ljansson
 
 # $(call fuzz_rule,NAME): fuzz-NAME from its sources, and its .d (whose
@@ -510,7 +458,7 @@ endif
 
 # make adr-cost [JOB=file.fio] [REPS=3]: what the ADR model costs a guest (TCG)
 adr-cost: all images
-	crash-inject/adr-cost.sh $(or $(JOB),workloads/crash/alloc-clwb.fio) $(or $(REPS),3)
+	crash-inject/model/adr-cost.sh $(or $(JOB),workloads/crash/alloc-clwb.fio) $(or $(REPS),3)
 
 # make crashbench [REPS=3] [KERNELS=flavour]: images checked per second, per phase,
 # on a fixed image set made once and cached (crash-inject/crashbench.sh)

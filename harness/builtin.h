@@ -20,13 +20,7 @@ int cmd_collect(int argc, char **argv);
 /* A planned unit's exit status when the results disk is full. */
 #define UNIT_EXIT_DISK_FULL 3
 
-/* Write a run's report and print its path; 0, 1 if some plots failed, -1. */
-int report_and_say(const char *run_dir);
-
 /* --help or -h: every command takes either as its first argument. */
 int is_help_arg(const char *arg);
-
-/* ${PMEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmem-aware} */
-const char *harness_cache_dir(void);
 
 #endif

@@ -21,14 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "bench_resume.h"
+#include "../bench/bench.h"
+#include "../bench/bench_resume.h"
 #include "builtin.h"
-#include "child.h"
-#include "diskfull.h"
-
-/* A unit's exit status when the results disk is full (cmd-unit.c). */
-#define UNIT_EXIT_DISK_FULL 3
+#include "../lib/child.h"
+#include "../lib/diskfull.h"
 
 struct unit_ref {
 	const char *kernel, *fs;

@@ -14,10 +14,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench.h"
+#include "../bench/bench.h"
 #include "builtin.h"
-#include "crash_plan.h"
-#include "xfstests_run.h"
+#include "../crash-inject/run/crash_plan.h"
+#include "../xfstests/host/xfstests_run.h"
 
 int cmd_collect(int argc, char **argv)
 {

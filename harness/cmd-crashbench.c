@@ -4,7 +4,7 @@
  *
  * It takes the kept images of a crash run (crashtest --keep), so every pass
  * checks the same bytes, and checks them all --reps times through the same
- * path crashtest uses (harness/checker.c): one checker guest per scenario
+ * path crashtest uses (crash-inject/run/checker.c): one checker guest per scenario
  * and filesystem, each image with mount, verification, umount and fsck.
  * Identical images are checked once, as in crashtest. Each pass must give
  * every image the verdict the run gave it; a disagreement is a checker bug
@@ -27,12 +27,13 @@
 #include "../crash-inject/image.h"
 #include "../results/series.h"
 #include "../results/stats.h"
-#include "accel.h"
+#include "../vm/accel.h"
+#include "../lib/cache_dir.h"
 #include "builtin.h"
-#include "checker.h"
-#include "jsonio.h"
-#include "runinfo.h"
-#include "rundir.h"
+#include "../crash-inject/run/checker.h"
+#include "../lib/jsonio.h"
+#include "../vm/runinfo.h"
+#include "../lib/rundir.h"
 
 #define MAX_SET 4000
 #define MAX_REPS 16
@@ -314,7 +315,7 @@ int cmd_crashbench(int argc, char **argv)
 			fprintf(stderr, "crashbench: no %s or %s: run 'make kernels images'\n", kpath, ipath);
 			return 2;
 		}
-		if (accel_resolve(accel, &q, harness_cache_dir(), acc, sizeof(acc), why, sizeof(why)) < 0)
+		if (accel_resolve(accel, &q, cache_dir(), acc, sizeof(acc), why, sizeof(why)) < 0)
 			return 2;
 		proto.accel = acc;
 	}

@@ -12,8 +12,8 @@
 
 #include "../crash-inject/image.h"
 #include "builtin.h"
-#include "checker.h"
-#include "rundir.h"
+#include "../crash-inject/run/checker.h"
+#include "../lib/rundir.h"
 
 #define MAX_RECHECK 64
 

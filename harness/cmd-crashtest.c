@@ -10,14 +10,14 @@
  *     logged) and the guest resumed. When the job is done the guest asks
  *     "done" and QEMU is killed with SIGKILL before anything else runs: the
  *     last crash image (crash_writer.c, crash_images.c).
- *  2. The checker pool (harness/checker.c), up from before the first writer
+ *  2. The checker pool (crash-inject/run/checker.c), up from before the first writer
  *     to the end of the run, takes the images: for each, the host rewrites
  *     a checker guest's backing file in place while nothing is mounted, the
  *     guest drops its block-device buffers, mounts (journal or log replay),
  *     reads every record slot, unmounts and runs fsck -n. A checker that
  *     hangs or panics gives its current image the verdict fs-corrupt; one
  *     killed from outside has that image checked again by a fresh one.
- *  3. The host judges each image against its ack log (crash-inject/judge.c,
+ *  3. The host judges each image against its ack log (crash-inject/judge/judge.c,
  *     crash_judge.c).
  *
  * results/runs/<run-id>/crash/<scenario>__<fs>/: acks.log, images/, one
@@ -43,15 +43,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "accel.h"
+#include "../vm/accel.h"
+#include "../lib/cache_dir.h"
 #include "builtin.h"
-#include "crash.h"
-#include "crash_plan.h"
-#include "crash_resume.h"
-#include "diskfull.h"
-#include "names.h"
-#include "rundir.h"
-#include "user_program.h"
+#include "../crash-inject/run/crash.h"
+#include "../crash-inject/run/crash_plan.h"
+#include "../crash-inject/run/crash_resume.h"
+#include "../lib/diskfull.h"
+#include "../lib/names.h"
+#include "../lib/rundir.h"
+#include "../crash-inject/run/user_program.h"
 
 /* What a step returns when the command goes on; anything else is its exit status. */
 #define GO_ON -1
@@ -192,7 +193,7 @@ static int choose_accel(struct crashtest *t)
 		return 2;
 	}
 	o->accel_auto = !strcmp(o->accel, "auto");
-	if (accel_resolve(o->accel, &q, harness_cache_dir(), t->accel, sizeof(t->accel), t->accel_why,
+	if (accel_resolve(o->accel, &q, cache_dir(), t->accel, sizeof(t->accel), t->accel_why,
 			  sizeof(t->accel_why)) < 0)
 		return 2;
 	o->accel = t->accel;

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "../bench/bench.h"
 #include "builtin.h"
-#include "crash_plan.h"
-#include "textfile.h"
-#include "xfstests_run.h"
+#include "../crash-inject/run/crash_plan.h"
+#include "../lib/textfile.h"
+#include "../xfstests/host/xfstests_run.h"
 
 int cmd_plan(int argc, char **argv)
 {

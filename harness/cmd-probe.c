@@ -9,7 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "accel.h"
+#include "../vm/accel.h"
+#include "../lib/cache_dir.h"
 #include "builtin.h"
 
 int cmd_probe(int argc, char **argv)
@@ -43,7 +44,7 @@ int cmd_probe(int argc, char **argv)
 	}
 	q.kernel = kernel;
 	q.initrd = initrd;
-	if (accel_resolve(getenv("ACCEL") ? getenv("ACCEL") : "auto", &q, harness_cache_dir(),
+	if (accel_resolve(getenv("ACCEL") ? getenv("ACCEL") : "auto", &q, cache_dir(),
 			  accel, sizeof(accel), why, sizeof(why)) < 0)
 		return 1;
 	printf("accel: %s (%s)\n", accel, why);

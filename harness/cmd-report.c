@@ -1,22 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pmem-harness report RUN_DIR: the run's HTML page and markdown summary. */
 #include <stdio.h>
-#include <string.h>
 
 #include "../results/report.h"
 #include "builtin.h"
-
-int report_and_say(const char *run_dir)
-{
-	char html[1300];
-	int rc = report_run(run_dir, html, sizeof(html));
-
-	if (rc < 0)
-		return -1;
-	printf("report: %s (markdown beside it: report.md)%s\n", html,
-	       rc ? "; some plots are missing, see the messages above" : "");
-	return rc;
-}
 
 int cmd_report(int argc, char **argv)
 {

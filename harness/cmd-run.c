@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "builtin.h"
-#include "guest_run.h"
+#include "../vm/guest_run.h"
 
 static void usage(FILE *f)
 {

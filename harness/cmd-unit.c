@@ -17,10 +17,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench.h"
+#include "../bench/bench.h"
 #include "builtin.h"
-#include "crash_plan.h"
-#include "xfstests_run.h"
+#include "../crash-inject/run/crash_plan.h"
+#include "../xfstests/host/xfstests_run.h"
 
 static int in_list(const struct bench_list *l, const char *s)
 {

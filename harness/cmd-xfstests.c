@@ -23,16 +23,17 @@
 #include <unistd.h>
 
 #include "../results/xfstests.h"
-#include "accel.h"
+#include "../vm/accel.h"
+#include "../lib/cache_dir.h"
 #include "builtin.h"
-#include "crash_resume.h"
-#include "jsonio.h"
-#include "names.h"
-#include "qemu.h"
-#include "rundir.h"
-#include "runinfo.h"
-#include "textfile.h"
-#include "xfstests_run.h"
+#include "../crash-inject/run/crash_resume.h"
+#include "../lib/jsonio.h"
+#include "../lib/names.h"
+#include "../vm/qemu.h"
+#include "../lib/rundir.h"
+#include "../vm/runinfo.h"
+#include "../lib/textfile.h"
+#include "../xfstests/host/xfstests_run.h"
 
 #define MAX_KERNELS 15
 #define MAX_FS 2
@@ -181,7 +182,7 @@ static int setup(struct xt_setup *s, int argc, char **argv)
 					 .mem_mib = 1024, .cpus = 1, .kernel = path, .initrd = path };
 
 		snprintf(path, sizeof(path), "%s/kernels/%s/bzImage", s->run.build, kernels[0]);
-		if (accel_resolve(accel, &q, harness_cache_dir(), s->acc, sizeof(s->acc), why, sizeof(why)) < 0)
+		if (accel_resolve(accel, &q, cache_dir(), s->acc, sizeof(s->acc), why, sizeof(why)) < 0)
 			return 2;
 		s->run.accel = s->acc;
 	}

@@ -11,11 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../crash-inject/judge.h"
+#include "../crash-inject/judge/judge.h"
 #include "../results/series.h"
-#include "../results/unit_docs.h"
+#include "../bench/unit_docs.h"
 #include "builtin.h"
-#include "runinfo.h"
+#include "../vm/runinfo.h"
 
 static const struct {
 	const char *name;
@@ -36,20 +36,6 @@ static const struct {
 	{ "crashbench", cmd_crashbench, "time the checker on a fixed set of kept crash images" },
 	{ "xfstests", cmd_xfstests, "run xfstests' DAX and mmap tests, each kernel beside its stock baseline" },
 };
-
-const char *harness_cache_dir(void)
-{
-	static char dir[4096];
-	const char *c = getenv("PMEM_CACHE"), *x = getenv("XDG_CACHE_HOME");
-
-	if (c)
-		return c;
-	if (x)
-		snprintf(dir, sizeof(dir), "%s/pmem-aware", x);
-	else
-		snprintf(dir, sizeof(dir), "%s/.cache/pmem-aware", getenv("HOME") ? getenv("HOME") : "/tmp");
-	return dir;
-}
 
 int is_help_arg(const char *arg)
 {

@@ -479,3 +479,15 @@ out:
 	free(table);
 	return ret;
 }
+
+int report_and_say(const char *run_dir)
+{
+	char html[1300];
+	int rc = report_run(run_dir, html, sizeof(html));
+
+	if (rc < 0)
+		return -1;
+	printf("report: %s (markdown beside it: report.md)%s\n", html,
+	       rc ? "; some plots are missing, see the messages above" : "");
+	return rc;
+}

@@ -16,6 +16,8 @@
  * error line when nothing was written.
  */
 int report_run(const char *run_dir, char *html, size_t size);
+/* report_run(), then the path of the page on stdout; its return value. */
+int report_and_say(const char *run_dir);
 /* A comparison page in out_dir: the compare table and the runs' plots overlaid; returns as above. */
 int report_compare(const char *const *dirs, int n, const char *out_dir, char *html, size_t size);
 

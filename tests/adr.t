@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The ADR cache model (harness/plugins/adr-cache.c) on real guests:
+# The ADR cache model (crash-inject/model/adr-cache.c) on real guests:
 #  - a probe whose stores, write-backs and fences have known durable outcomes
 #    gives exactly the expected strict-ADR and eADR images, byte for byte,
 #    and every subset image between them;

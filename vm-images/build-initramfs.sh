@@ -119,7 +119,7 @@ echo "root:x:0:" >"$stage/etc/group"
 mkdir -p "$(dirname "$out")"
 # The shared libraries the image carries, by name: crashtest takes a user's
 # dynamic program only when both images have every library it needs
-# (harness/user_program.c).
+# (crash-inject/run/user_program.c).
 (cd "$stage/usr" && find lib/x86_64-linux-gnu lib64 -maxdepth 1 -name '*.so*' -printf '%f\n' | LC_ALL=C sort) \
 	>"$out.libs.tmp"
 mv "$out.libs.tmp" "$out.libs"

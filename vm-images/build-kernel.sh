@@ -220,7 +220,7 @@ build_flavour() { # flavour
 		if [ -e "$dest/$p" ]; then ln -sfn "$dest/$p" "$out/$flavour/$p"; else rm -f "$out/$flavour/$p"; fi
 	done
 	# The boot parameters of the flavour: the harness appends them to every
-	# guest's command line (harness/vm.c: vm_flavour_cmdline).
+	# guest's command line (vm/vm.c: vm_flavour_cmdline).
 	if [ -n "$params" ]; then
 		printf '%s\n' "$params" >"$out/$flavour/cmdline"
 	else

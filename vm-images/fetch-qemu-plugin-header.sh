@@ -28,7 +28,7 @@ path=$(command -v "$qemu" 2>/dev/null) ||
 version=$("$path" --version 2>/dev/null | sed -n '1s/.*version \([0-9][0-9.]*\).*/\1/p')
 [ -n "$version" ] || die "cannot read the version of $path ('$path --version' failed)"
 
-# QEMU < 10 is treated as lacking API v4, as harness/qemu.c does.
+# QEMU < 10 is treated as lacking API v4, as vm/qemu.c does.
 if [ "${version%%.*}" -lt 10 ]; then
 	echo "qemu-plugin: QEMU $version has no plugin API v4; instruction counts unavailable" >&2
 	exit 3

@@ -36,7 +36,7 @@ int ack_at(uint64_t seq, uint64_t off, size_t len, const void *addr);
 
 /*
  * The ack marker: an instruction with no architectural effect (66 87 d2,
- * xchg %dx,%dx) that the ADR model plugin (harness/plugins/adr-cache.c)
+ * xchg %dx,%dx) that the ADR model plugin (crash-inject/model/adr-cache.c)
  * recognises; rdi, rsi and rcx carry the sequence, address and length. It
  * runs before the system call that carries the ack, so the kernel's own
  * locked instructions on that path cannot fence what the program forgot to.

@@ -12,7 +12,7 @@
  * the crash files read back (record_verify.h) or the user's CHECK program
  * run in the mounted crash directory, umount, and the filesystem's own
  * read-only fsck. Its report on image N is one line, the JSON document the
- * host's judge loads (schema and fields in crash-inject/judge.h), with the
+ * host's judge loads (schema and fields in crash-inject/judge/judge.h), with the
  * guest milliseconds per step in "phase". The line goes to the host on the
  * control port, in order with the next request, so the host judges each
  * image as soon as its check ends; a copy goes to stdout (guest.log).
@@ -38,7 +38,7 @@
 #include "json_out.h"
 #include "record_verify.h"
 
-/* The schema of the document, as crash-inject/judge.h's CHECK_DOC_SCHEMA:
+/* The schema of the document, as crash-inject/judge/judge.h's CHECK_DOC_SCHEMA:
  * the host refuses any other. */
 #define CHECK_DOC_SCHEMA 1
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Markers for the insn-per-fault TCG plugin (harness/plugins/insn-per-fault.c),
+ * Markers for the insn-per-fault TCG plugin (bench/insn-per-fault.c),
  * which counts the guest kernel instructions a vCPU executes between
  * insn_mark_start() and insn_mark_stop().
  *

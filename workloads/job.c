@@ -264,7 +264,7 @@ static void set_defaults(struct job *j)
 
 /*
  * Section names become the names of a job's files in the guest and of its
- * results on the host, so they are held to the rule of harness/names.h:
+ * results on the host, so they are held to the rule of lib/names.h:
  * letters, digits, '.', '_', '+' and '-', not starting with '.'. fio takes
  * any name; a '/', "..", a space or markup would reach a path or a report.
  */

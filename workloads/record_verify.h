@@ -2,7 +2,7 @@
 /*
  * What a crashed file's record slots hold, as the host's judge reads it: one
  * JSON object, the entry of "files" in the checker's document on an image
- * (crash-inject/judge.h has the schema):
+ * (crash-inject/judge/judge.h has the schema):
  *
  *   {"name":"crash/data","missing":false,"size":16384,
  *    "slots":[[0,0,"V",3],[1,2,"Z",0]]}

@@ -1,6 +1,6 @@
 # How a user's program (crashtest PROGRAM= and CHECK=) is built from its
 # sources, and with it every program that speaks the ack protocol: the
-# harness compiles with these words (harness/user_program.c reads this file,
+# harness compiles with these words (crash-inject/run/user_program.c reads this file,
 # relative to the top of the tree), and the Makefile includes it for
 # pmem-ack. Data only: one "NAME := words" per line, no $, no other make
 # syntax, so that C and make read the same words.

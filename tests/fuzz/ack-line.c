@@ -3,7 +3,7 @@
  * Fuzz target: a writer guest's control-port lines (crash-inject/
  * ack_stream.c), one stream per input, split at newlines as vm.c does.
  */
-#include "ack_stream.h"
+#include "crash-inject/judge/ack_stream.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fuzz target: what bench reads back on --resume (harness/bench_resume.c).
+ * Fuzz target: what bench reads back on --resume (bench/bench_resume.c).
  * The input is a unit.json document, whose results are added to cells as
  * bench rebuilds them, and a run.json document, whose matrix is compared
  * with a real run's. A cell's key is made of safe names (it becomes a file
@@ -9,9 +9,9 @@
  */
 #include <stdio.h>
 
-#include "bench_resume.h"
+#include "bench/bench_resume.h"
 #include "fuzz.h"
-#include "names.h"
+#include "lib/names.h"
 
 static const char run[] =
 	"{\"schema\": 1, \"filesystems\": [\"ext4\", \"xfs\"], \"modes\": [\"shared\", \"aware\"],"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fuzz target: a checker slot's report taking (harness/check_block.c), fed
+ * Fuzz target: a checker slot's report taking (crash-inject/judge/check_block.c), fed
  * the lines a checker guest sends, split as vm.c splits them for the slot
  * (a line past CHECK_BLOCK_MAX in pieces of that size). "next" hands out
  * the next image, as the slot does. A report taken for an image is empty
@@ -12,7 +12,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "check_block.h"
+#include "crash-inject/judge/check_block.h"
 #include "fuzz.h"
 
 /* Whether doc plainly says it is on another image or of another kind. */

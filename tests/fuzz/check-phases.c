@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Fuzz target: the checker's phase times, as they come with its document
- * on image 0 (crash-inject/judge.c), and their summary
- * (crash-inject/check_phases.c). Believed figures are always sane.
+ * on image 0 (crash-inject/judge/judge.c), and their summary
+ * (crash-inject/judge/check_phases.c). Believed figures are always sane.
  */
 #include <math.h>
 
-#include "check_phases.h"
+#include "crash-inject/judge/check_phases.h"
 #include "fuzz.h"
-#include "judge.h"
+#include "crash-inject/judge/judge.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

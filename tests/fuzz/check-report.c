@@ -4,8 +4,8 @@
  * judge.c), judged against a few acks when it loads.
  */
 #include "fuzz.h"
-#include "check_phases.h"
-#include "judge.h"
+#include "crash-inject/judge/check_phases.h"
+#include "crash-inject/judge/judge.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Fuzz target: the guest's serial console lines (harness/console.c). */
-#include "console.h"
+/* Fuzz target: the guest's serial console lines (vm/console.c). */
+#include "vm/console.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Fuzz target: what crashtest --resume reads of an interrupted run
- * (harness/crash_resume.c). The input is the run's summary.json; or, when
+ * (crash-inject/run/crash_resume.c). The input is the run's summary.json; or, when
  * it holds a NUL byte, its run.json before the NUL and its summary after
  * (none when nothing follows). The options are a real run's defaults. A run
  * opened holds an array of rows, and a row found is one of them, of the
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crash_resume.h"
+#include "crash-inject/run/crash_resume.h"
 #include "fuzz.h"
 
 static const char options_text[] =

@@ -2,7 +2,7 @@
 /*
  * Fuzz target: fio-style job files (workloads/job.c), as a user writes them.
  * A file that parses has at least one job, and its job names are safe for
- * paths (harness/names.h) and distinct.
+ * paths (lib/names.h) and distinct.
  */
 #include "fuzz.h"
 #include "job.h"

@@ -5,9 +5,10 @@
 # fuzz-recipe-TARGET: the same compiler, flags, sources and libraries) but
 # from a copy of the directories that tests/fuzz/planted/TARGET.patch
 # touches, with the patch applied to the copy: the tree is never modified.
-# The copy holds those directories' .c and .h files; its directories come
-# first on the include path, so the copied sources and the others read the
-# copy's headers. The twin is BUILD_DIR/fuzz/planted/TARGET/fuzz-TARGET.
+# The copy holds those directories' .c files and every header of the tree
+# (relative includes such as "../../results/stats.h" resolve inside it);
+# it comes first on the include path, so the copied sources and the others
+# read the copy's headers. The twin is BUILD_DIR/fuzz/planted/TARGET/fuzz-TARGET.
 #
 # Exit 0 when it is built; 2 when the patch no longer applies to the tree
 # (one line on stderr names the patch to update); 1 on any other failure.
@@ -37,13 +38,14 @@ if [ ${#touched[@]} -eq 0 ]; then
 fi
 rm -rf "$copy"
 mkdir -p "$copy"
+git ls-files -z -- '*.h' | xargs -0 cp --parents -t "$copy" || exit 1
 dirs=()
 for f in "${touched[@]}"; do
 	d=$(dirname "$f")
 	case /$f/ in
 	*/../* | //*) echo "planted: $t: $patchf names $f, outside the tree" >&2; exit 1 ;;
 	esac
-	[ -d "$copy/$d" ] && continue
+	case " ${dirs[*]} " in *" $d "*) continue ;; esac
 	mkdir -p "$copy/$d"
 	cp "$d"/*.[ch] "$copy/$d/" 2>/dev/null
 	dirs+=("$d")
@@ -55,6 +57,9 @@ fi
 
 # The recipe with the copy's sources for the tree's, and its directories first.
 incs=() build_srcs=()
+# The copy first: root-relative includes ("vm/console.h") and sibling ones
+# both find the patched headers.
+incs+=("-I$copy")
 for d in "${dirs[@]}"; do
 	incs+=("-I$copy/$d")
 done

@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "rundir.h"
-#include "series.h"
-#include "table.h"
-#include "verdicts.h"
+#include "lib/rundir.h"
+#include "results/series.h"
+#include "results/table.h"
+#include "results/verdicts.h"
 
 static char dir[64], cell[128];
 static FILE *devnull;

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Fuzz target: a bench unit's answers in guest output (results/unit_docs.c). */
+/* Fuzz target: a bench unit's answers in guest output (bench/unit_docs.c). */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "names.h"
-#include "unit_docs.h"
+#include "lib/names.h"
+#include "bench/unit_docs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

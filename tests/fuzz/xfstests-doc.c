@@ -6,7 +6,7 @@
  * test name into a file name and its file names into file suffixes.
  */
 #include "fuzz.h"
-#include "xfstests.h"
+#include "results/xfstests.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

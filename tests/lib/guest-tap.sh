@@ -22,7 +22,7 @@ mkdir -p "$RUNS"
 
 # Every guest a harness command boots from this test, whatever command
 # booted it, reports a kernel WARNING, BUG, Oops or panic on its console
-# here (harness/guest_events.c); tap_done fails the test on each one the
+# here (vm/guest_events.c); tap_done fails the test on each one the
 # test did not say it causes.
 PMEM_GUEST_EVENTS=$(realpath -m "$RUNS/.console-events.$(basename "$0").$$")
 export PMEM_GUEST_EVENTS
@@ -80,7 +80,7 @@ tap_console_expect() { # regex
 	TAP_CONSOLE_EXPECTED=$1
 }
 
-# One "not ok" per console event no test asked for (harness/guest_events.c
+# One "not ok" per console event no test asked for (vm/guest_events.c
 # writes "event<TAB>run dir<TAB>console line").
 tap_console_check() {
 	local event dir line

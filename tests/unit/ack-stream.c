@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit test: the ack lines the host accepts from a writer guest
- * (crash-inject/ack_stream.c), with the hostile ones a user's program could
+ * (crash-inject/judge/ack_stream.c), with the hostile ones a user's program could
  * send on purpose.
  */
 #include <string.h>
 
-#include "ack_stream.h"
+#include "crash-inject/judge/ack_stream.h"
 #include "tap.h"
 
 #define LIMIT (64ULL << 20)

@@ -13,8 +13,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "adr.h"
-#include "image.h"
+#include "crash-inject/model/adr.h"
+#include "crash-inject/image.h"
 #include "tap.h"
 
 /* Feed text to the model as the plugin would; return the last event. */

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit test: a checker slot's report on one image, from the lines its guest
- * sends (harness/check_block.c), with the hostile ones a user's checker
+ * sends (crash-inject/judge/check_block.c), with the hostile ones a user's checker
  * could send on purpose; and what an empty report is judged.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../crash-inject/judge.h"
-#include "check_block.h"
+#include "crash-inject/judge/judge.h"
+#include "crash-inject/judge/check_block.h"
 #include "tap.h"
 
 #define DOC(i) "{\"schema\":1,\"kind\":\"check\",\"image\":" #i ",\"mounted\":true,\"files\":[{\"name\":\"crash/data\"," \

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit test: the checker's phases, read with its document on an image
- * (crash-inject/judge.c), and their summary (crash-inject/check_phases.c).
+ * (crash-inject/judge/judge.c), and their summary (crash-inject/judge/check_phases.c).
  */
 #include <string.h>
 
-#include "check_phases.h"
-#include "judge.h"
+#include "crash-inject/judge/check_phases.h"
+#include "crash-inject/judge/judge.h"
 #include "tap.h"
 
 #define DOC(phase) "{\"schema\":1,\"kind\":\"check\",\"image\":1,\"mounted\":true,\"fsck\":0,\"phase\":" phase "}"

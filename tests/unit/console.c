@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "console.h"
-#include "guest_events.h"
+#include "vm/console.h"
+#include "vm/guest_events.h"
 #include "tap.h"
 
 static const struct {

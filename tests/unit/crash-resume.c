@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit test: what an interrupted crashtest left, read back (harness/crash_resume.c). */
+/* Unit test: what an interrupted crashtest left, read back (crash-inject/run/crash_resume.c). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "crash_resume.h"
-#include "rundir.h"
+#include "crash-inject/run/crash_resume.h"
+#include "lib/rundir.h"
 #include "tap.h"
 
 static char top[] = "/tmp/unit-crash-resume.XXXXXX";

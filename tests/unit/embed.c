@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit test: the base64 a user's binary travels into a guest in
- * (harness/embed.c), byte for byte what base64(1) writes, at every length
+ * (vm/embed.c), byte for byte what base64(1) writes, at every length
  * that ends a group or a line differently; and a path with shell syntax in
  * it is read as a file, never run.
  */
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "embed.h"
-#include "rundir.h"
+#include "vm/embed.h"
+#include "lib/rundir.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/unit-embed.XXXXXX";

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit test: the checker's document on an image as the host loads it
- * (crash-inject/judge.c), including documents a hostile or broken guest
+ * (crash-inject/judge/judge.c), including documents a hostile or broken guest
  * could send; and the guest's own writer of a file's entry
  * (workloads/record_verify.c) read back by the loader.
  */
@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../workloads/json_out.h"
-#include "../../workloads/record.h"
-#include "../../workloads/record_verify.h"
-#include "check_phases.h"
-#include "judge.h"
+#include "workloads/json_out.h"
+#include "workloads/record.h"
+#include "workloads/record_verify.h"
+#include "crash-inject/judge/check_phases.h"
+#include "crash-inject/judge/judge.h"
 #include "tap.h"
 
 #define HEAD "{\"schema\":1,\"kind\":\"check\",\"image\":7,"

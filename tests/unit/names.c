@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit test: which names may become parts of host paths (harness/names.c). */
-#include "names.h"
+/* Unit test: which names may become parts of host paths (lib/names.c). */
+#include "lib/names.h"
 #include "tap.h"
 
 int main(void)

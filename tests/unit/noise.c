@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "stats.h"
+#include "results/stats.h"
 #include "tap.h"
 
 static void stats(const double *v, size_t n, struct sample_stats *s)

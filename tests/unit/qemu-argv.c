@@ -4,9 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "accel.h"
-#include "qemu.h"
-#include "rundir.h"
+#include "vm/accel.h"
+#include "vm/qemu.h"
+#include "lib/rundir.h"
 #include "tap.h"
 
 static const struct qemu_config base = {

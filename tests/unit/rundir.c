@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit test: run directories are made private and must be ours, and are
- * removed without a shell, links as links (harness/rundir.c).
+ * removed without a shell, links as links (lib/rundir.c).
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rundir.h"
+#include "lib/rundir.h"
 #include "tap.h"
 
 static char top[] = "/tmp/unit-rundir.XXXXXX";

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table.h"
+#include "results/table.h"
 #include "tap.h"
 
 static const char *const header[] = { "kernel", "job" };

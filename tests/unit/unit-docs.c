@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit test: a bench unit's answers, one JSON document per line (results/unit_docs.c). */
+/* Unit test: a bench unit's answers, one JSON document per line (bench/unit_docs.c). */
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "tap.h"
-#include "unit_docs.h"
+#include "bench/unit_docs.h"
 
 /* Parse text quietly; the number of results, the failures in *failures. */
 static size_t parse(const char *text, int *failures)

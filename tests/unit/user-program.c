@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit test: what PROGRAM= and CHECK= accept (harness/user_program.c):
+ * Unit test: what PROGRAM= and CHECK= accept (crash-inject/run/user_program.c):
  * #!/bin/sh scripts as they are and the scripts the guest cannot run
  * refused in one line; C++ sources, alone or with C, built static with
  * libstdc++; dynamic binaries taken when both guest images carry their
@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rundir.h"
+#include "lib/rundir.h"
 #include "tap.h"
-#include "user_program.h"
+#include "crash-inject/run/user_program.h"
 
 static char top[] = "/tmp/unit-user-program.XXXXXX";
 static char err[8192];

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "xfstests.h"
+#include "results/xfstests.h"
 
 static int parse(const char *line, struct xt_doc *d)
 {

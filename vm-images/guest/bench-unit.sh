@@ -1,11 +1,11 @@
 # shellcheck shell=sh
 # One bench unit in the guest: every mode x job, then the fio peer. The
-# host's job (harness/bench_unit.c) writes the unit's job files as
+# host's job (bench/bench_unit.c) writes the unit's job files as
 # /tmp/jobs/<job>.fio and runs this file with
 #   PMEM_BENCH_MODES  the modes, in the order this repetition runs them
 #   PMEM_BENCH_JOBS   the job names, in order ("peer" runs only as the peer)
 #   PMEM_BENCH_PEER   1: run the peer job with our writer and real fio
-# Each answer is one JSON document on one line (results/unit_docs.h):
+# Each answer is one JSON document on one line (bench/unit_docs.h):
 #   {"schema":1,"kind":"writer"|"fio","mode":M,"job":J,"result":{...}}
 #   {"schema":1,"kind":"failed","tool":T,"mode":M,"job":J}
 set -u

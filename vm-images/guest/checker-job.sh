@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# The crash checker guest's job (harness/checker.c sends "sh" this file,
+# The crash checker guest's job (crash-inject/run/checker.c sends "sh" this file,
 # after carrying a user's checker to /tmp/check when there is one): the loop
 # over crash images is one program, workloads/checker.c.
 set -u

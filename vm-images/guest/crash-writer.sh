@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # The crash writer guest: the scenario's writer on the mounted NVDIMM, then
 # "done", on which the host kills QEMU (the last crash image). The host's
-# job (harness/crash_writer.c) carries the writer's input as data, the job
+# job (crash-inject/run/crash_writer.c) carries the writer's input as data, the job
 # file as /tmp/job.fio or a user's program as /tmp/prog, and runs this file
 # with
 #   PMEM_FS             the filesystem on the NVDIMM

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The ADR cache model's state, shared between the TCG plugin that keeps it
+ * (crash-inject/model/adr-cache.c) and the harness that builds crash images
+ * from it (crash-inject/model/adr.c). One file, mapped by both:
+ *
+ *   struct adr_state, then `capacity` struct adr_line slots, the first
+ *   `npending` of which are the lines stored to but not yet durable.
+ *
+ * Beside it the plugin keeps the *durable* file: a copy of the NVDIMM
+ * backing file in which every line holds what was last made durable. The
+ * invariant the plugin maintains is that a line that is not pending holds
+ * the same bytes in the durable file as in the backing file, so the durable
+ * file is itself the strict-ADR crash image, and any other image is it plus
+ * some pending lines copied from the backing file.
+ *
+ * The host reads this only while the writing vCPU is held (a crash point
+ * the plugin announced and waits on) or after QEMU is gone.
+ */
+#ifndef PMEM_ADR_STATE_H
+#define PMEM_ADR_STATE_H
+
+#include <stdint.h>
+
+#define ADR_STATE_MAGIC "PMEMADR1"
+#define ADR_STATE_VERSION 1
+#define ADR_LINE 64ULL
+
+enum adr_line_flags {
+	ADR_LINE_USER = 1,	/* the last store was user code */
+	ADR_LINE_FLUSHING = 2,	/* written back (clwb/clflushopt) or NT-stored, not fenced */
+	ADR_LINE_NT = 4,	/* the last store was non-temporal */
+	ADR_LINE_REDIRTIED = 8,	/* stored again after the pending write-back */
+};
+
+struct adr_line {
+	uint64_t off;		/* byte offset of the line in the NVDIMM region */
+	uint64_t pc;		/* guest PC of the last store to it */
+	uint64_t caller;	/* user stores: the return address at the stack top (the
+				 * caller of a leaf such as memcpy), else 0 */
+	uint32_t stores;	/* stores since it was last durable */
+	uint32_t flags;		/* enum adr_line_flags */
+};
+
+struct adr_state {
+	char magic[8];
+	uint32_t version;
+	uint32_t line_size;
+	uint64_t region_size;
+	uint64_t capacity;		/* slots in lines[] */
+	uint64_t npending;
+	/* Counters since boot. */
+	uint64_t stores;		/* stores into the region */
+	uint64_t nt_stores;
+	uint64_t flushes;		/* clwb, clflushopt, clflush into the region */
+	uint64_t fences;		/* fences that made at least one line durable */
+	uint64_t unresolved_flushes;	/* flushes whose physical line is unknown */
+	uint64_t last_unresolved_pc;
+	uint64_t overflow;		/* stores to lines that did not fit: the model is incomplete */
+	uint64_t points;		/* crash points announced */
+	struct adr_line lines[];
+};
+
+#endif

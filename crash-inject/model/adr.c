@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The host's side of the ADR model: see adr.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+
+#include "adr.h"
+#include "../image.h"
+
+int adr_model_start(struct adr_model *m, const char *dir, const char *media, uint64_t region_size,
+		    const struct adr_params *p, const char *plugin_so, char *arg, size_t argsz)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *tmp = getenv("XDG_RUNTIME_DIR");
+
+	memset(m, 0, sizeof(*m));
+	m->listen_fd = m->fd = -1;
+	m->region_size = region_size;
+	/*
+	 * The model's files live in memory when they can (/dev/shm): the plugin
+	 * writes the durable copy as the guest runs, and a disk busy with crash
+	 * images would stall it. mkdtemp gives 0700: only we reach the socket.
+	 */
+	if (!access("/dev/shm", W_OK))
+		tmp = "/dev/shm";
+	snprintf(m->sock_dir, sizeof(m->sock_dir), "%s/pmem-adr.XXXXXX", tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+	if (!mkdtemp(m->sock_dir)) {
+		fprintf(stderr, "adr: cannot create a directory for the model in %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(m->durable, sizeof(m->durable), "%s/nvdimm.durable", m->sock_dir);
+	snprintf(m->state, sizeof(m->state), "%s/nvdimm.adr-state", m->sock_dir);
+	/* The durable file starts as the media: nothing is pending at boot. */
+	if (image_copy(media, m->durable) < 0) {
+		adr_model_stop(m);
+		return -1;
+	}
+	snprintf(m->sock_path, sizeof(m->sock_path), "%s/model", m->sock_dir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", m->sock_path);
+	m->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (m->listen_fd < 0 || bind(m->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(m->listen_fd, 1) < 0) {
+		fprintf(stderr, "adr: cannot listen on %s: %s\n", m->sock_path, strerror(errno));
+		adr_model_stop(m);
+		return -1;
+	}
+	snprintf(arg, argsz, "%s,base=0x%llx,size=%" PRIu64 ",media=%s,durable=%s,state=%s,sock=%s,"
+		 "fence_max=%" PRIu64 ",fence_period=%" PRIu64 ",seed=%u",
+		 plugin_so, ADR_NVDIMM_BASE, region_size, media, m->durable, m->state, m->sock_path,
+		 p->fence_max, p->fence_period ? p->fence_period : 1, p->seed);
+	return 0;
+}
+
+int adr_model_poll_fd(const struct adr_model *m)
+{
+	return m->fd >= 0 ? m->fd : m->listen_fd;
+}
+
+static void protocol_error(struct adr_model *m, const char *line)
+{
+	if (!m->protocol_error[0])
+		snprintf(m->protocol_error, sizeof(m->protocol_error), "unexpected line from the model: '%.100s'",
+			 line);
+}
+
+/* One line from the plugin; returns 1 for a point. Numbers are range-checked:
+ * a record's address and length come from guest registers. */
+static int take_line(struct adr_model *m, char *line, char *kind, size_t ksz)
+{
+	unsigned long long a, b, c;
+	char k[16];
+
+	if (sscanf(line, "record %llu %llu", &a, &b) == 2) {
+		m->rec.seq = a;
+		m->rec.len = b;
+		m->rec.n = 0;
+		m->have_rec = 1;
+	} else if (sscanf(line, "extent %llu %llu %llu", &a, &b, &c) == 3) {
+		if (!m->have_rec || m->rec.n == ADR_MAX_EXTENTS || b > m->region_size ||
+		    c > m->region_size - b || a > m->rec.len || c > m->rec.len - a) {
+			protocol_error(m, line);
+			return 0;
+		}
+		m->rec.ext[m->rec.n].rec_off = a;
+		m->rec.ext[m->rec.n].region_off = b;
+		m->rec.ext[m->rec.n].len = c;
+		m->rec.n++;
+	} else if (sscanf(line, "point %15s %llu %llu", k, &a, &b) == 3) {
+		snprintf(kind, ksz, "%s", k);
+		return 1;
+	} else {
+		protocol_error(m, line);
+	}
+	return 0;
+}
+
+enum adr_event adr_model_read(struct adr_model *m, char *kind, size_t ksz)
+{
+	ssize_t n;
+	char *nl;
+
+	if (m->fd < 0) {
+		m->fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		return m->fd < 0 ? ADR_EV_CLOSED : ADR_EV_NONE;
+	}
+	/* A point is answered before the plugin says more, so one point at a time. */
+	while (!(nl = memchr(m->buf, '\n', m->len))) {
+		if (m->len == sizeof(m->buf) - 1) {
+			m->buf[m->len] = '\0';
+			protocol_error(m, m->buf);
+			m->len = 0;
+		}
+		n = read(m->fd, m->buf + m->len, sizeof(m->buf) - 1 - m->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(m->fd);
+			m->fd = -1;
+			m->listen_fd >= 0 ? close(m->listen_fd) : 0;
+			m->listen_fd = -1;
+			return ADR_EV_CLOSED;
+		}
+		m->len += n;
+		/* Take every complete line but stop at a point. */
+		while ((nl = memchr(m->buf, '\n', m->len))) {
+			size_t used = nl - m->buf + 1;
+			int point;
+
+			*nl = '\0';
+			point = take_line(m, m->buf, kind, ksz);
+			memmove(m->buf, m->buf + used, m->len - used);
+			m->len -= used;
+			if (point)
+				return ADR_EV_POINT;
+		}
+		return ADR_EV_NONE;
+	}
+	/* A complete line already buffered. */
+	{
+		size_t used = nl - m->buf + 1;
+		int point;
+
+		*nl = '\0';
+		point = take_line(m, m->buf, kind, ksz);
+		memmove(m->buf, m->buf + used, m->len - used);
+		m->len -= used;
+		return point ? ADR_EV_POINT : ADR_EV_NONE;
+	}
+}
+
+int adr_model_go(struct adr_model *m)
+{
+	m->have_rec = 0;
+	return m->fd >= 0 && write(m->fd, "go\n", 3) == 3 ? 0 : -1;
+}
+
+int adr_model_request_time(struct adr_model *m)
+{
+	return m->fd >= 0 && write(m->fd, "time\n", 5) == 5 ? 0 : -1;
+}
+
+void adr_model_stop(struct adr_model *m)
+{
+	if (m->fd >= 0)
+		close(m->fd);
+	if (m->listen_fd >= 0)
+		close(m->listen_fd);
+	m->fd = m->listen_fd = -1;
+	if (m->sock_path[0])
+		unlink(m->sock_path);
+	if (m->durable[0])
+		unlink(m->durable);
+	if (m->state[0])
+		unlink(m->state);
+	if (m->sock_dir[0])
+		rmdir(m->sock_dir);
+	m->sock_path[0] = m->sock_dir[0] = '\0';
+}
+
+int adr_snapshot(const struct adr_model *m, const char *media, struct adr_point *pt)
+{
+	int fd = open(m->state, O_RDONLY | O_CLOEXEC);
+	struct adr_state hdr;
+	struct stat s;
+	size_t bytes;
+	void *map;
+
+	pt->lines = NULL;
+	pt->nlines = 0;
+	if (fd < 0 || fstat(fd, &s) < 0 || pread(fd, &hdr, sizeof(hdr), 0) != sizeof(hdr)) {
+		fprintf(stderr, "adr: cannot read the model state %s: %s\n", m->state, strerror(errno));
+		goto fail;
+	}
+	/* The plugin is ours, but check before trusting sizes. */
+	if (memcmp(hdr.magic, ADR_STATE_MAGIC, 8) || hdr.version != ADR_STATE_VERSION ||
+	    hdr.line_size != ADR_LINE || hdr.region_size != m->region_size || hdr.npending > hdr.capacity ||
+	    sizeof(hdr) + hdr.capacity * sizeof(struct adr_line) > (uint64_t)s.st_size) {
+		fprintf(stderr, "adr: %s is not a state file of this model (version %u)\n", m->state, hdr.version);
+		goto fail;
+	}
+	bytes = sizeof(hdr) + hdr.npending * sizeof(struct adr_line);
+	map = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		goto fail;
+	pt->nlines = hdr.npending;
+	pt->lines = malloc((pt->nlines ? pt->nlines : 1) * sizeof(*pt->lines));
+	if (!pt->lines)
+		abort();
+	memcpy(pt->lines, ((struct adr_state *)map)->lines, pt->nlines * sizeof(*pt->lines));
+	munmap(map, bytes);
+	close(fd);
+	for (size_t i = 0; i < pt->nlines; i++)
+		if (pt->lines[i].off % ADR_LINE || pt->lines[i].off >= m->region_size) {
+			fprintf(stderr, "adr: the model state holds a line outside the region\n");
+			adr_point_free(pt);
+			return -1;
+		}
+	pt->counters = (struct adr_counters){
+		.stores = hdr.stores, .nt_stores = hdr.nt_stores, .flushes = hdr.flushes,
+		.fences = hdr.fences, .unresolved_flushes = hdr.unresolved_flushes,
+		.last_unresolved_pc = hdr.last_unresolved_pc, .overflow = hdr.overflow,
+		.points = hdr.points, .pending = hdr.npending,
+	};
+	pt->current = malloc((pt->nlines ? pt->nlines : 1) * ADR_LINE);
+	if (!pt->current)
+		abort();
+	fd = open(media, O_RDONLY | O_CLOEXEC);
+	for (size_t i = 0; fd >= 0 && i < pt->nlines; i++)
+		if (pread(fd, pt->current[i], ADR_LINE, pt->lines[i].off) != (ssize_t)ADR_LINE) {
+			close(fd);
+			fd = -1;
+		}
+	if (fd < 0 || image_copy(m->durable, pt->adr) < 0 || image_sum(pt->adr, &pt->adr_sum) < 0) {
+		fprintf(stderr, "adr: cannot snapshot the crash point from %s\n", media);
+		if (fd >= 0)
+			close(fd);
+		adr_point_free(pt);
+		return -1;
+	}
+	close(fd);
+	return 0;
+
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+void adr_point_free(struct adr_point *pt)
+{
+	free(pt->lines);
+	free(pt->current);
+	pt->lines = NULL;
+	pt->current = NULL;
+	pt->nlines = 0;
+}
+
+size_t adr_subsets(size_t nlines, unsigned int subsets, unsigned int *seed, unsigned char *masks, size_t max)
+{
+	size_t k = 0;
+
+	if (!nlines)
+		return 0;
+	if (nlines <= 4) {
+		/* Every proper, non-empty subset: 2^n - 2 of them. */
+		for (unsigned int bits = 1; bits + 1 < (1u << nlines) && k < max; bits++, k++)
+			for (size_t i = 0; i < nlines; i++)
+				masks[k * nlines + i] = (bits >> i) & 1;
+		return k;
+	}
+	for (; k < subsets && k < max; k++)
+		for (size_t i = 0; i < nlines; i++)
+			masks[k * nlines + i] = rand_r(seed) & 1;
+	return k;
+}
+
+int adr_write_image(const struct adr_point *pt, const unsigned char *mask, const char *dst, int create)
+{
+	int fd, ret = 0;
+
+	if ((create ? image_copy(pt->adr, dst) : image_rewrite(pt->adr, dst)) < 0)
+		return -1;
+	if (!mask)
+		return 0;
+	fd = open(dst, O_WRONLY | O_CLOEXEC);
+	for (size_t i = 0; fd >= 0 && i < pt->nlines && !ret; i++)
+		if (mask[i] && pwrite(fd, pt->current[i], ADR_LINE, pt->lines[i].off) != (ssize_t)ADR_LINE)
+			ret = -1;
+	if (fd < 0 || ret < 0) {
+		fprintf(stderr, "adr: writing a crash image into %s: %s\n", dst, strerror(errno));
+		ret = -1;
+	}
+	if (fd >= 0 && close(fd) < 0)
+		ret = -1;
+	return ret;
+}
+
+static const struct adr_point *sort_pt;
+
+static int by_offset(const void *a, const void *b)
+{
+	uint64_t x = sort_pt->lines[*(const size_t *)a].off, y = sort_pt->lines[*(const size_t *)b].off;
+
+	return x < y ? -1 : x > y;
+}
+
+void adr_image_key(const struct adr_point *pt, const unsigned char *mask, char *hex, size_t hexsz)
+{
+	struct image_sum sum = pt->adr_sum;
+	size_t *kept = malloc((pt->nlines ? pt->nlines : 1) * sizeof(*kept)), n = 0;
+	int in = open(pt->adr, O_RDONLY | O_CLOEXEC);
+
+	if (!kept)
+		abort();
+	for (size_t i = 0; mask && i < pt->nlines; i++)
+		if (mask[i])
+			kept[n++] = i;
+	sort_pt = pt;
+	qsort(kept, n, sizeof(*kept), by_offset);
+	/* Take each touched block out of the strict image's sum, put it back
+	 * with the kept lines laid over it. */
+	for (size_t i = 0; i < n;) {
+		uint64_t block = pt->lines[kept[i]].off & ~(uint64_t)(IMAGE_BLOCK - 1);
+		unsigned char old[IMAGE_BLOCK], new[IMAGE_BLOCK];
+
+		if (in < 0 || pread(in, old, IMAGE_BLOCK, block) != IMAGE_BLOCK)
+			memset(old, 0, sizeof(old)); /* unreadable: the key only dedups less */
+		memcpy(new, old, sizeof(new));
+		for (; i < n && (pt->lines[kept[i]].off & ~(uint64_t)(IMAGE_BLOCK - 1)) == block; i++)
+			memcpy(new + (pt->lines[kept[i]].off - block), pt->current[kept[i]], ADR_LINE);
+		image_sum_block(&sum, block, old, -1);
+		image_sum_block(&sum, block, new, 1);
+	}
+	image_sum_hex(&sum, hex, hexsz);
+	free(kept);
+	if (in >= 0)
+		close(in);
+}
+
+const char *adr_line_why(const struct adr_line *l)
+{
+	if (l->flags & ADR_LINE_FLUSHING)
+		return l->flags & ADR_LINE_NT ? "non-temporal store, never fenced" :
+		       "written back, never fenced";
+	return "never written back";
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The host's side of the ADR model (crash-inject/model/adr-cache.c): start it
+ * with a writer guest, answer its crash points, and turn each point into
+ * crash images: everything kept (the eADR image), everything pending dropped
+ * (strict ADR), and subsets of the pending lines between the two.
+ */
+#ifndef PMEM_ADR_H
+#define PMEM_ADR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "adr-state.h"
+#include "../image.h"
+
+/* Where the firmware puts the first NVDIMM of our q35 guests (checked
+ * against QMP query-memory-devices at every boot). */
+#define ADR_NVDIMM_BASE 0x100000000ULL
+#define ADR_MAX_EXTENTS 64
+
+struct adr_params {
+	unsigned int subsets;		/* random subsets when more than 4 lines are pending */
+	uint64_t fence_max;		/* fence crash points at most */
+	uint64_t fence_period;		/* one qualifying fence in this many, on average */
+	unsigned int seed;
+};
+
+/* Where an acknowledged record lies in the region, as the ack marker said. */
+struct adr_record {
+	uint64_t seq, len;
+	size_t n;
+	struct {
+		uint64_t rec_off, region_off, len;
+	} ext[ADR_MAX_EXTENTS];
+};
+
+struct adr_model {
+	char durable[1100], state[1100], sock_path[108], sock_dir[64];
+	int listen_fd, fd;
+	char buf[512];
+	size_t len;
+	uint64_t region_size;
+	struct adr_record rec;		/* the record of the ack point being announced */
+	int have_rec;
+	char protocol_error[160];	/* the first malformed line, if any */
+};
+
+struct adr_counters {
+	uint64_t stores, nt_stores, flushes, fences, unresolved_flushes, last_unresolved_pc,
+		 overflow, points, pending;
+};
+
+/*
+ * A crash point: the strict-ADR image as a file, and for every pending line
+ * what it holds in the eADR image. Every other image of the point is the
+ * file with some of those lines laid over it, written only when needed.
+ */
+struct adr_point {
+	char kind[8];			/* ack, fence, time, kill */
+	char adr[1100];			/* the strict-ADR image */
+	struct image_sum adr_sum;	/* its content hash */
+	struct adr_line *lines;
+	unsigned char (*current)[ADR_LINE];	/* each pending line as the CPU sees it */
+	size_t nlines;
+	struct adr_counters counters;
+	size_t acked;			/* acknowledgements that count in its images */
+	struct adr_record rec;		/* ack points: the record being acknowledged */
+	int has_rec;
+};
+
+enum adr_event { ADR_EV_NONE, ADR_EV_POINT, ADR_EV_CLOSED };
+
+/*
+ * Make the durable copy of media, the state file and the socket in dir;
+ * write the -plugin argument for QEMU into arg. Returns 0 or -1 (said).
+ */
+int adr_model_start(struct adr_model *m, const char *dir, const char *media, uint64_t region_size,
+		    const struct adr_params *p, const char *plugin_so, char *arg, size_t argsz);
+/* The descriptor to poll: the listening socket, then the plugin's. */
+int adr_model_poll_fd(const struct adr_model *m);
+/* Take what the plugin said; ADR_EV_POINT puts the point's kind in kind. */
+enum adr_event adr_model_read(struct adr_model *m, char *kind, size_t ksz);
+/* Let the held vCPU go on. */
+int adr_model_go(struct adr_model *m);
+/* Ask for a crash point at the next store into the region. */
+int adr_model_request_time(struct adr_model *m);
+void adr_model_stop(struct adr_model *m);
+
+/*
+ * Snapshot a point (the vCPU held, or QEMU gone): the durable file ->
+ * pt->adr, the pending lines, their current bytes from media, and the
+ * counters. 0 or -1.
+ */
+int adr_snapshot(const struct adr_model *m, const char *media, struct adr_point *pt);
+void adr_point_free(struct adr_point *pt);
+
+/*
+ * The images of a point beyond its two boundaries: each keeps the pending
+ * lines whose keep[] is 1. All proper non-empty subsets when at most 4
+ * lines are pending, else `subsets` random ones (seeded). Returns how many
+ * masks were written to masks (each nlines bytes), at most max.
+ */
+size_t adr_subsets(size_t nlines, unsigned int subsets, unsigned int *seed, unsigned char *masks,
+		   size_t max);
+/*
+ * The image that keeps the pending lines of mask (NULL: none): written over
+ * dst, which exists (a checker's NVDIMM) or is created (create=1).
+ */
+int adr_write_image(const struct adr_point *pt, const unsigned char *mask, const char *dst, int create);
+/* The content hash of that image (image_sum), without writing it. */
+void adr_image_key(const struct adr_point *pt, const unsigned char *mask, char *hex, size_t hexsz);
+
+/* What a dropped line's state says about the bug. */
+const char *adr_line_why(const struct adr_line *l);
+
+#endif

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A scenario's crash images: copies of the writer's NVDIMM (eADR), or
+ * descriptions of one (an ADR crash point and which of its pending lines
+ * are kept) that become bytes only when the checker or the evidence needs
+ * them. Identical images are checked once. None is taken without room for
+ * it and DISK_RESERVE besides.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../image.h"
+#include "crash.h"
+#include "../../lib/diskfull.h"
+
+struct image *crash_image_new(struct crash_scenario_state *st)
+{
+	struct image *im;
+
+	if (st->nimages == MAX_IMAGES)
+		return NULL;
+	im = &st->images[st->nimages];
+	memset(im, 0, sizeof(*im));
+	im->point = -1;
+	st->checks[st->nimages] = (struct check_item){ .same_as = -1 };
+	snprintf(im->variant, sizeof(im->variant), "eadr");
+	return im;
+}
+
+off_t crash_free_bytes(const char *dir)
+{
+	off_t bytes;
+
+	return disk_free(dir, &bytes, NULL) < 0 ? -1 : bytes;
+}
+
+int crash_room_for(struct crash_scenario_state *st, off_t need)
+{
+	off_t avail = crash_free_bytes(st->dir);
+
+	if (avail < 0 || avail >= need + DISK_RESERVE)
+		return 1;
+	snprintf(st->disk_full, sizeof(st->disk_full),
+		 "the disk under %s is full: %lld MiB free, and %lld MiB are needed (the next image, %lld MiB, and %lld MiB kept for the results)",
+		 st->dir, (long long)(avail >> 20), (long long)((need + DISK_RESERVE) >> 20), (long long)(need >> 20),
+		 (long long)(DISK_RESERVE >> 20));
+	return 0;
+}
+
+void crash_images_from_points(struct crash_scenario_state *st)
+{
+	/* A copy: the writer's random state does not move for the subsets. */
+	unsigned int seed = st->rng;
+
+	for (size_t p = 0; p < st->npoints; p++) {
+		struct adr_point *pt = &st->points[p];
+		size_t n = pt->nlines, k, nmasks;
+		unsigned char *masks = malloc((n ? n : 1) * 64);
+		struct image *im;
+
+		if (!masks)
+			abort();
+		nmasks = adr_subsets(n, st->opt->adr.subsets, &seed, masks, 64);
+		for (k = 0; k < nmasks + 2 && (im = crash_image_new(st)); k++) {
+			im->keep = malloc(n ? n : 1);
+			if (!im->keep)
+				abort();
+			if (k == 0) {
+				snprintf(im->variant, sizeof(im->variant), "eadr");
+				memset(im->keep, 1, n);
+			} else if (k == 1) {
+				snprintf(im->variant, sizeof(im->variant), "adr");
+				memset(im->keep, 0, n);
+			} else {
+				snprintf(im->variant, sizeof(im->variant), "s%02zu", k - 2);
+				memcpy(im->keep, masks + (k - 2) * n, n);
+			}
+			snprintf(im->path, sizeof(im->path), "%s/images/p%03zu-%s.img", st->dir, p, im->variant);
+			im->point = p;
+			/* The marker comes before its ack line: a guest that died or
+			 * was refused between the two claimed one record fewer. */
+			st->checks[st->nimages].acked = pt->acked < st->nacks ? pt->acked : st->nacks;
+			im->why = pt->kind;
+			st->nimages++;
+		}
+		free(masks);
+	}
+}
+
+int crash_image_write(const struct crash_scenario_state *st, const struct image *im, const char *dst, int create)
+{
+	if (im->point >= 0)
+		return adr_write_image(&st->points[im->point], im->keep, dst, create);
+	return create ? image_copy(im->path, dst) : image_rewrite(im->path, dst);
+}
+
+size_t crash_images_dedup(struct crash_scenario_state *st)
+{
+	size_t twins = 0;
+
+	for (size_t i = 0; i < st->nimages; i++) {
+		struct image *im = &st->images[i];
+
+		if (im->point >= 0)
+			adr_image_key(&st->points[im->point], im->keep, im->hash, sizeof(im->hash));
+		else {
+			struct image_sum s;
+
+			if (image_sum(im->path, &s) < 0)
+				continue;
+			image_sum_hex(&s, im->hash, sizeof(im->hash));
+		}
+		for (size_t j = 0; j < i; j++)
+			if (st->checks[j].same_as < 0 && !strcmp(st->images[j].hash, im->hash) &&
+			    st->checks[j].acked == st->checks[i].acked) {
+				st->checks[i].same_as = j;
+				twins++;
+				break;
+			}
+	}
+	return twins;
+}
+
+void crash_images_drop(struct crash_scenario_state *st)
+{
+	for (size_t i = 0; i < st->nimages; i++) {
+		if (st->images[i].point < 0)
+			unlink(st->images[i].path);
+		free(st->images[i].keep);
+		st->images[i].keep = NULL;
+	}
+	for (size_t p = 0; p < st->npoints; p++) {
+		unlink(st->points[p].adr);
+		adr_point_free(&st->points[p]);
+	}
+	st->nimages = st->npoints = 0;
+}

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A scenario's verdicts: each checker report (crash-inject/judge/judge.c judged
+ * it against the ack log) becomes image-NNN.json with how the image was
+ * taken, how to check it again and, under ADR, which lines it lost and
+ * where the program stored them; the evidence is kept, the rest deleted.
+ * The scenario's row of summary.json adds them up.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../judge/attribute.h"
+#include "../judge/check_phases.h"
+#include "../judge/symbolize.h"
+#include "crash.h"
+#include "../../lib/diskfull.h"
+#include "../../lib/jsonio.h"
+
+/* What the verdicts add up to, image by image. */
+struct verdict_sums {
+	json_t *counts;		/* images per verdict */
+	json_t *unexpected;	/* the images the scenario's expectation forbids */
+	json_t *causes;		/* ADR: why lines were lost (attribute.h) */
+	int losses;		/* lost or torn images */
+	int kept_example;	/* one allowed loss is kept as an example */
+};
+
+static json_t *points_by_kind(const struct crash_scenario_state *st)
+{
+	json_t *by = json_pack("{s:i, s:i, s:i}", "ack", 0, "fence", 0, "time", 0);
+
+	for (size_t p = 0; p < st->npoints; p++) {
+		const char *k = st->points[p].kind;
+
+		json_object_set_new(by, k, json_integer(json_integer_value(json_object_get(by, k)) + 1));
+	}
+	return by;
+}
+
+/* The model's own health: a flush it could not place or a line it could not
+ * hold means its images may keep what a real machine would lose. */
+static json_t *model_json(const struct crash_scenario_state *st, int *incomplete)
+{
+	const struct adr_counters *k = st->npoints ? &st->points[st->npoints - 1].counters : NULL;
+	json_t *m;
+
+	if (!k) {
+		*incomplete = 1;
+		return json_pack("{s:s}", "error", st->model_error[0] ? st->model_error : "no crash point was taken");
+	}
+	*incomplete = k->unresolved_flushes || k->overflow || st->model.protocol_error[0] || st->model_error[0];
+	m = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "stores", (json_int_t)k->stores,
+		      "nt_stores", (json_int_t)k->nt_stores, "flushes", (json_int_t)k->flushes,
+		      "fences", (json_int_t)k->fences, "unresolved_flushes", (json_int_t)k->unresolved_flushes,
+		      "overflow_lines", (json_int_t)k->overflow, "points", (json_int_t)st->npoints,
+		      "pending_at_last_point", (json_int_t)k->pending);
+	/* Which kinds of crash point the run reached: acks, sampled fences, times. */
+	json_object_set_new(m, "points_by_kind", points_by_kind(st));
+	if (k->unresolved_flushes)
+		json_object_set_new(m, "last_unresolved_pc", json_sprintf("0x%llx", (unsigned long long)k->last_unresolved_pc));
+	if (st->model.protocol_error[0])
+		json_object_set_new(m, "protocol_error", json_string(st->model.protocol_error));
+	if (st->model_error[0])
+		json_object_set_new(m, "error", json_string(st->model_error));
+	return m;
+}
+
+static void add_adr_facts(struct crash_scenario_state *st, size_t i, struct symbolizer *sym)
+{
+	const struct image *im = &st->images[i];
+	json_t *verdict = st->checks[i].verdict;
+	const struct adr_point *pt = &st->points[im->point];
+	const char *v = json_string_value(json_object_get(verdict, "verdict"));
+	struct record_map map = { st->records, st->nacks };
+
+	json_object_set_new(verdict, "point", json_integer(im->point));
+	json_object_set_new(verdict, "variant", json_string(im->variant));
+	json_object_set_new(verdict, "pending_lines", json_integer(pt->nlines));
+	if (st->checks[i].same_as >= 0)
+		json_object_set_new(verdict, "same_as", json_integer(st->checks[i].same_as));
+	json_object_set_new(verdict, "hash", json_string(im->hash));
+	if (!strcmp(im->variant, "eadr") || !strcmp(v, "intact") || !strcmp(v, "fs-corrupt"))
+		return;
+	attribute_image(verdict, pt, im->keep, &map, sym);
+}
+
+/* Where x86-64 Linux loads a PIE's first segment when ASLR is off. */
+#define PIE_BASE 0x555555554000ULL
+
+static int elf_is_pie(const char *path)
+{
+	Elf64_Ehdr eh;
+	FILE *f = fopen(path, "rb");
+	int pie = f && fread(&eh, sizeof(eh), 1, f) == 1 && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+		  eh.e_type == ET_DYN;
+
+	if (f)
+		fclose(f);
+	return pie;
+}
+
+static void user_symbolizer(const struct crash_scenario_state *st, const char *kernel, struct symbolizer *sym)
+{
+	char map[1200];
+
+	snprintf(map, sizeof(map), "%s/kernels/%s/System.map", st->opt->build, kernel);
+	/* Our writer and a dynamic program are PIEs run with ASLR off (crash-writer.sh
+	 * turns it off under ADR), loaded where the kernel puts a PIE then; a
+	 * static program is not PIE. */
+	if (st->program)
+		symbolizer_init(sym, st->program, elf_is_pie(st->program) ? PIE_BASE : 0, map);
+	else {
+		static char writer[1100];
+
+		snprintf(writer, sizeof(writer), "%s/guest/pmem-writer", st->opt->build);
+		symbolizer_init(sym, writer, PIE_BASE, map);
+	}
+}
+
+/* The checker's time per step over the images it checked (twins excluded). */
+static json_t *checked_phases(const struct crash_scenario_state *st)
+{
+	struct check_phases *p = calloc(st->nimages + 1, sizeof(*p));
+	size_t i, n = 0;
+	json_t *doc;
+
+	if (!p)
+		return json_object();
+	for (i = 0; i < st->nimages; i++)
+		if (st->checks[i].same_as < 0)
+			p[n++] = st->checks[i].phases;
+	doc = check_phases_json(p, n);
+	free(p);
+	return doc;
+}
+
+void crash_unjudged(struct crash_scenario_state *st)
+{
+	for (size_t i = 0; i < st->nimages; i++) {
+		json_decref(st->checks[i].verdict);
+		st->checks[i].verdict = NULL;
+	}
+	crash_images_drop(st);
+}
+
+/*
+ * Image i's verdict, added up in sums and written as image-NNN.json: 0, or
+ * -1 when the disk is full (st->disk_full).
+ */
+static int judge_image(struct crash_scenario_state *st, const struct scenario *sc, const char *fs, size_t i,
+		       struct symbolizer *sym, struct verdict_sums *sums)
+{
+	struct image *im = &st->images[i];
+	struct check_item *chk = &st->checks[i];
+	char path[1400], why[4200];
+	int expected, keep;
+	const char *v;
+
+	if (chk->same_as >= 0)
+		chk->verdict = json_deep_copy(st->checks[chk->same_as].verdict);
+	if (!chk->verdict)
+		chk->verdict = json_pack("{s:s, s:s}", "verdict", "fs-corrupt", "checker_failure",
+					 "the checker never reported on this image");
+	json_object_set_new(chk->verdict, "image", json_integer(i));
+	json_object_set_new(chk->verdict, "platform", json_string(st->platform));
+	json_object_set_new(chk->verdict, "taken", json_string(im->why));
+	json_object_set_new(chk->verdict, "acked", json_integer(chk->acked));
+	json_object_set_new(chk->verdict, "recheck",
+		json_sprintf("build/pmem-harness crashcheck --fs %s --acks %s/acks.log --acked %zu --image %s",
+			     fs, st->dir, chk->acked, im->path));
+	if (im->point >= 0)
+		add_adr_facts(st, i, sym);
+	v = json_string_value(json_object_get(chk->verdict, "verdict"));
+	cause_tally_add(sums->causes, chk->verdict);
+	json_object_set_new(sums->counts, v, json_integer(json_integer_value(json_object_get(sums->counts, v)) + 1));
+	sums->losses += !strcmp(v, "lost") || !strcmp(v, "torn");
+	expected = !((strcmp(v, "intact") && !strcmp(sc->expect, "intact")) || !strcmp(v, "fs-corrupt"));
+	if (!expected)
+		json_array_append_new(sums->unexpected, json_integer(i));
+	/* Keep the evidence: every unexpected image, one example of an
+	 * allowed loss; KEEP=1 keeps all. */
+	keep = st->opt->keep || !expected || (strcmp(v, "intact") && !sums->kept_example++);
+	json_object_set_new(chk->verdict, "kept", json_boolean(keep));
+	if (!keep)
+		json_object_del(chk->verdict, "recheck");
+	/* ADR images exist as files only when kept; an eADR twin's file
+	 * may be the one another image's recheck names. */
+	if (im->point >= 0 && keep && crash_image_write(st, im, im->path, 1) < 0)
+		json_object_set_new(chk->verdict, "kept", json_false());
+	else if (im->point < 0 && !keep)
+		unlink(im->path);
+	/* What crashbench and a user's own tools open. */
+	if (json_is_true(json_object_get(chk->verdict, "kept")))
+		json_object_set_new(chk->verdict, "file", json_string(im->path));
+	snprintf(path, sizeof(path), "%s/image-%03zu.json", st->dir, i);
+	if (json_write_atomic_why(path, chk->verdict, why, sizeof(why)) < 0) {
+		if (disk_full_errno(errno)) {
+			snprintf(st->disk_full, sizeof(st->disk_full), "the disk under %s is full: writing %s failed",
+				 st->dir, path);
+			return -1;
+		}
+		fprintf(stderr, "crashtest: %s\n", why);
+	}
+	return 0;
+}
+
+/* The scenario's row of summary.json, from its sums and how it ran. */
+static json_t *scenario_row(struct crash_scenario_state *st, const struct scenario *sc, const char *fs,
+			    struct verdict_sums *sums, const struct crash_row_facts *f)
+{
+	json_t *row;
+	int incomplete = 0;
+
+	row = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:f, s:f, s:s, s:I}",
+			"scenario", sc->name, "fs", fs, "mode", sc->mode, "platform", st->platform,
+			"expect", sc->expect, "images", (json_int_t)st->nimages, "acks", (json_int_t)st->nacks,
+			"verdicts", sums->counts, "unexpected_images", sums->unexpected,
+			"seconds", now_s() - f->t0, "check_seconds", f->check_seconds, "writer",
+			vm_status_name(f->status), "deduplicated", (json_int_t)f->twins);
+	if (sc->kernel[0])
+		json_object_set_new(row, "kernel", json_string(sc->kernel));
+	if (!strcmp(sc->expect, "lost") && !sums->losses)
+		json_object_set_new(row, "missed", json_true());
+	if (st->protocol_error[0])
+		json_object_set_new(row, "protocol_error", json_string(st->protocol_error));
+	else if (f->failure[0])
+		json_object_set_new(row, "writer_failure", json_string(f->failure));
+	json_object_set_new(row, "check_phases", checked_phases(st));
+	if (json_object_size(sums->causes))
+		json_object_set_new(row, "causes", cause_tally_list(sums->causes, 8));
+	json_decref(sums->causes);
+	if (is_adr(st)) {
+		json_object_set_new(row, "model", model_json(st, &incomplete));
+		if (incomplete)
+			json_object_set_new(row, "model_incomplete", json_true());
+	}
+	return row;
+}
+
+json_t *crash_judge(struct crash_scenario_state *st, const struct scenario *sc, const char *fs, const char *kernel,
+		    const struct crash_row_facts *f)
+{
+	struct verdict_sums sums = {
+		.counts = json_pack("{s:i, s:i, s:i, s:i}", "intact", 0, "lost", 0, "torn", 0, "fs-corrupt", 0),
+		.unexpected = json_array(),
+		.causes = json_object(),
+	};
+	struct symbolizer sym;
+	json_t *row;
+	size_t i;
+
+	if (is_adr(st))
+		user_symbolizer(st, kernel, &sym);
+	for (i = 0; i < st->nimages; i++)
+		if (judge_image(st, sc, fs, i, &sym, &sums) < 0) {
+			crash_unjudged(st);
+			json_decref(sums.counts);
+			json_decref(sums.unexpected);
+			json_decref(sums.causes);
+			if (is_adr(st))
+				symbolizer_free(&sym);
+			return NULL;
+		}
+	for (i = 0; i < st->nimages; i++) {
+		json_decref(st->checks[i].verdict);
+		st->checks[i].verdict = NULL;
+		free(st->images[i].keep);
+		st->images[i].keep = NULL;
+	}
+	row = scenario_row(st, sc, fs, &sums, f);
+	if (is_adr(st)) {
+		for (i = 0; i < st->npoints; i++) {
+			unlink(st->points[i].adr);
+			adr_point_free(&st->points[i]);
+		}
+		symbolizer_free(&sym);
+	}
+	return row;
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One scenario on one filesystem: the writer guest takes the crash images
+ * (crash_writer.c), the checker guests check them (crash-inject/run/checker.c), and
+ * the host judges each against the ack log (crash_judge.c). Its files go
+ * to crash/<scenario>__<fs>/: acks.log, images/ and one JSON per image.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "crash.h"
+#include "../../lib/diskfull.h"
+#include "../../lib/rundir.h"
+
+/* crash/<scenario>__<fs>/ and its images/: 0, or -1 (said, or st->disk_full). */
+static int scenario_dir(struct crash_scenario_state *st, const struct scenario *sc, const char *fs)
+{
+	const char *run_dir = st->opt->run_dir;
+	char path[1400], why[4096];
+
+	snprintf(st->dir, sizeof(st->dir), "%s/crash/%s__%s", run_dir, sc->name, fs);
+	snprintf(path, sizeof(path), "%s/images", st->dir);
+	if (run_dir_make(st->dir, why, sizeof(why)) < 0 || run_dir_make(path, why, sizeof(why)) < 0) {
+		if (disk_full_errno(errno))
+			snprintf(st->disk_full, sizeof(st->disk_full), "the disk under %s is full: %s", run_dir, why);
+		else
+			fprintf(stderr, "crashtest: %s\n", why);
+		return -1;
+	}
+	return 0;
+}
+
+/* The checker asks for image i: its file, or its crash point's lines. */
+static int write_checked(void *ctx, size_t i, const char *dst)
+{
+	struct crash_scenario_state *st = ctx;
+
+	return crash_image_write(st, &st->images[i], dst, 0);
+}
+
+/*
+ * Every image to the checker guests, which give each a report, in *seconds:
+ * 0, or -1 when the disk filled up under them (st->disk_full).
+ */
+static int check_images(struct crash_scenario_state *st, const char *fs, double *seconds)
+{
+	struct check_set check = { .fs = fs, .acks = st->acks,
+				   .nacks = st->nacks, .items = st->checks, .nitems = st->nimages,
+				   .write_image = write_checked, .ctx = st };
+	double t0 = now_s();
+	off_t free_after;
+
+	if (st->row_checker)
+		checker_run(st->row_checker, &check);
+	else if (st->pool)
+		checker_pool_check(st->pool, &check);
+	*seconds = now_s() - t0;
+	/* A disk that filled up under the checkers failed them (a write into
+	 * one's NVDIMM, or its QEMU's SIGBUS on the mapped file), not the
+	 * images: the scenario is not judged, and a resume runs it again. */
+	free_after = crash_free_bytes(st->dir);
+	if (check.disk_full[0])
+		snprintf(st->disk_full, sizeof(st->disk_full), "the disk under %s is full: %s", st->dir, check.disk_full);
+	else if (free_after >= 0 && free_after < DISK_RESERVE)
+		snprintf(st->disk_full, sizeof(st->disk_full),
+			 "the disk under %s is full: %lld MiB free after the checkers ran, less than the %lld MiB kept for the results",
+			 st->dir, (long long)(free_after >> 20), (long long)(DISK_RESERVE >> 20));
+	return st->disk_full[0] ? -1 : 0;
+}
+
+json_t *crash_scenario_run(struct crash_scenario_state *st, const struct scenario *sc, const char *fs)
+{
+	const char *kernel = sc->kernel[0] ? sc->kernel : st->opt->kernel;
+	char failure[700] = "";
+	struct crash_row_facts f = { .t0 = now_s(), .failure = failure };
+	struct vm_result r;
+
+	crash_writer_begin(st, sc->platform);
+	if (scenario_dir(st, sc, fs) < 0 || crash_writer_run(st, sc, fs, kernel, &r) < 0)
+		return NULL;
+	if (st->log_error[0])
+		fprintf(stderr, "crashtest: %s/%s: %s; stopped the writer at %zu acks, and its images are not judged\n",
+			sc->name, fs, st->log_error, st->nacks);
+	if (st->disk_full[0] || st->log_error[0]) {
+		crash_images_drop(st);
+		return NULL;
+	}
+	if (st->protocol_error[0])
+		fprintf(stderr, "crashtest: %s/%s: the guest broke the ack protocol, stopped at %zu acks: %s; the %zu images taken before are judged\n",
+			sc->name, fs, st->nacks, st->protocol_error, st->nimages);
+	else if (crash_writer_failed(st, &r, failure, sizeof(failure)))
+		fprintf(stderr, "crashtest: %s/%s: %s; judging the %zu images taken before, as crash images of a run that failed\n",
+			sc->name, fs, failure, st->nimages);
+	f.status = r.status;
+	f.twins = crash_images_dedup(st);
+	if (check_images(st, fs, &f.check_seconds) < 0) {
+		crash_unjudged(st);
+		return NULL;
+	}
+	return crash_judge(st, sc, fs, kernel, &f);
+}

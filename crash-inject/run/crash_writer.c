@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The writer phase of a crash scenario: the guest runs the scenario's job
+ * (vm-images/guest/crash-writer.sh). Every "ack" line is logged on the host
+ * before it is answered. Right after chosen acks, and at random times, the
+ * guest is paused (QMP stop), the NVDIMM backing file copied (a crash image
+ * that records how many acks were logged) and the guest resumed; under ADR
+ * the cache model holds the vCPU at a crash point instead, and the images
+ * are made from the points afterwards (crash_images.c). When the job is
+ * done the guest asks "done" and QEMU is killed with SIGKILL before
+ * anything else runs: the last crash image.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../image.h"
+#include "crash.h"
+#include "../../lib/diskfull.h"
+#include "../../vm/embed.h"
+#include "../../lib/shell_word.h"
+#include "../../lib/textfile.h"
+
+void crash_writer_begin(struct crash_scenario_state *st, const char *platform)
+{
+	st->nacks = st->nimages = st->npoints = 0;
+	st->done = st->base_checked = st->have_last_rec = 0;
+	st->model_error[0] = st->protocol_error[0] = st->disk_full[0] = st->log_error[0] = '\0';
+	st->ack_log_len = 0;
+	ack_stream_free(&st->stream);
+	st->platform = platform;
+	st->next_ack_crash = 1 + rand_r(&st->rng) % 40;
+	/* Under ADR the first claim is always a crash point: a program with few
+	 * acks must still be judged at one. */
+	if (is_adr(st))
+		st->next_ack_crash = 1;
+	st->next_time_crash = now_s() + 3;
+}
+
+/* Pause, copy, resume: one crash image, if the disk has room for it. */
+static void take_image(struct crash_scenario_state *st, struct vm *vm, const char *why, int paused_already)
+{
+	struct image *im = crash_image_new(st);
+	int copied;
+
+	if (!im || st->disk_full[0])
+		return;
+	snprintf(im->path, sizeof(im->path), "%s/images/%03zu.img", st->dir, st->nimages);
+	if (!paused_already && vm_pause(vm) < 0)
+		return;
+	if (!crash_room_for(st, image_allocated(vm_nvdimm(vm)))) {
+		vm_kill(vm);
+		return;
+	}
+	copied = image_copy(vm_nvdimm(vm), im->path);
+	if (copied == 0) {
+		st->checks[st->nimages].acked = st->nacks;
+		im->why = why;
+		st->nimages++;
+	} else if (disk_full_errno(errno)) {
+		unlink(im->path);
+		snprintf(st->disk_full, sizeof(st->disk_full), "the disk under %s is full: copying image %zu failed",
+			 st->dir, st->nimages);
+		vm_kill(vm);
+		return;
+	}
+	if (!paused_already)
+		vm_resume(vm);
+}
+
+static void add_ack(struct crash_scenario_state *st, uint64_t seq, uint64_t off, size_t len)
+{
+	if (st->nacks == st->cap) {
+		st->cap = st->cap ? st->cap * 2 : 4096;
+		st->acks = realloc(st->acks, st->cap * sizeof(*st->acks));
+		st->records = realloc(st->records, st->cap * sizeof(*st->records));
+		if (!st->acks || !st->records)
+			abort();
+	}
+	st->records[st->nacks].n = 0;
+	st->acks[st->nacks++] = (struct ack_rec){ seq, off, len };
+}
+
+/*
+ * ADR: the model holds the vCPU at a crash point until we answer. Ack points
+ * come before the ack's system call, so the record being acknowledged counts
+ * as acknowledged in the image: the program has claimed it durable.
+ */
+static void take_point(struct crash_scenario_state *st, struct vm *vm, const char *kind, int answer)
+{
+	int ack = !strcmp(kind, "ack");
+	int want = !ack || st->nacks + 1 == st->next_ack_crash;
+	struct adr_point *pt = &st->points[st->npoints];
+
+	if (want && st->npoints < MAX_POINTS) {
+		memset(pt, 0, sizeof(*pt));
+		snprintf(pt->kind, sizeof(pt->kind), "%s", kind);
+		snprintf(pt->adr, sizeof(pt->adr), "%s/images/p%03zu.adr", st->dir, st->npoints);
+		pt->acked = st->nacks + ack;
+		if (ack && st->model.have_rec) {
+			pt->rec = st->model.rec;
+			pt->has_rec = 1;
+		}
+		if (adr_snapshot(&st->model, vm_nvdimm(vm), pt) == 0)
+			st->npoints++;
+	}
+	if (ack && st->nacks + 1 == st->next_ack_crash)
+		st->next_ack_crash += 15 + rand_r(&st->rng) % 30;
+	/* The record's place is kept for its ack line, which comes next. */
+	st->have_last_rec = ack && st->model.have_rec;
+	if (st->have_last_rec)
+		st->last_rec = st->model.rec;
+	if (answer)
+		adr_model_go(&st->model);
+}
+
+static int writer_poll_fd(void *ctx)
+{
+	struct crash_scenario_state *st = ctx;
+
+	return is_adr(st) ? adr_model_poll_fd(&st->model) : -1;
+}
+
+static void writer_fd(void *ctx, struct vm *vm)
+{
+	struct crash_scenario_state *st = ctx;
+	char kind[16];
+
+	if (adr_model_read(&st->model, kind, sizeof(kind)) == ADR_EV_POINT)
+		take_point(st, vm, kind, 1);
+}
+
+/* The guest broke the protocol: it is not trusted to go on. The images
+ * taken so far are judged against the acks logged before this line. */
+static void protocol_error(struct crash_scenario_state *st, struct vm *vm, const char *line, const char *why)
+{
+	char quoted[96];
+
+	ack_quote(line, quoted, sizeof(quoted));
+	snprintf(st->protocol_error, sizeof(st->protocol_error), "\"%s\": %s", quoted, why);
+	vm_kill(vm);
+}
+
+/*
+ * Log an ack in acks.log, all of its line or none: 0, or -1 when it could
+ * not be written. The guest is then stopped without its answer and the
+ * scenario is not judged: a full disk stops the run (st->disk_full), any
+ * other failure only the scenario (st->log_error).
+ */
+static int log_ack(struct crash_scenario_state *st, struct vm *vm, const struct ack_rec *rec)
+{
+	char path[1100];
+	int n, err;
+
+	n = fprintf(st->ack_log, "%llu %llu %zu\n", (unsigned long long)rec->seq, (unsigned long long)rec->off,
+		    rec->len);
+	if (n > 0 && !fflush(st->ack_log)) {
+		st->ack_log_len += n;
+		return 0;
+	}
+	err = errno;
+	/*
+	 * A line cut short is taken back, so the log holds whole lines (if
+	 * that fails too, the scenario is still not judged, and a resume
+	 * removes its log).
+	 */
+	__fpurge(st->ack_log);
+	if (ftruncate(fileno(st->ack_log), st->ack_log_len) < 0)
+		st->ack_log_len = -1;
+	snprintf(path, sizeof(path), "%s/acks.log", st->dir);
+	if (disk_full_errno(err))
+		disk_full_writing(st->disk_full, sizeof(st->disk_full), st->dir, path, err);
+	else
+		snprintf(st->log_error, sizeof(st->log_error), "cannot write %s: %s", path, strerror(err));
+	vm_kill(vm);
+	return -1;
+}
+
+static void writer_line(void *ctx, struct vm *vm, const char *line)
+{
+	struct crash_scenario_state *st = ctx;
+	struct ack_rec rec;
+	char why[200];
+
+	if (st->protocol_error[0] || st->disk_full[0] || st->log_error[0] || st->done)
+		return;
+	switch (ack_stream_take(&st->stream, line, &rec, why, sizeof(why))) {
+	case ACK_REFUSED:
+		protocol_error(st, vm, line, why);
+		return;
+	case ACK_NOT_ACK:
+		if (strcmp(line, "done"))
+			protocol_error(st, vm, line, "not a line of the writer's protocol (ack, done)");
+		else {
+			/* The last crash point: power off before any sync or unmount. */
+			vm_kill(vm);
+			if (is_adr(st))
+				take_point(st, vm, "kill", 0);
+			else
+				take_image(st, vm, "kill", 1);
+			st->done = 1;
+		}
+		return;
+	case ACK_TAKEN:
+		break;
+	}
+	/* Logged before it is answered, or not answered at all. */
+	if (log_ack(st, vm, &rec) < 0)
+		return;
+	add_ack(st, rec.seq, rec.off, rec.len);
+	if (is_adr(st)) {
+		if (st->have_last_rec && st->last_rec.seq == rec.seq)
+			st->records[st->nacks - 1] = st->last_rec;
+		st->have_last_rec = 0;
+	} else if (st->nacks == st->next_ack_crash) {
+		/* The image is taken before the guest hears "ok": nothing
+		 * after this persisted record can have run yet. */
+		take_image(st, vm, "ack", 0);
+		st->next_ack_crash += 15 + rand_r(&st->rng) % 30;
+	}
+	vm_reply(vm, "ok %llu\n", (unsigned long long)rec.seq);
+}
+
+/* The model was told where the NVDIMM is; QEMU must agree. */
+static void check_nvdimm_base(struct crash_scenario_state *st, struct vm *vm)
+{
+	json_t *devs = vm_query(vm, "query-memory-devices"), *d;
+	size_t i;
+
+	st->base_checked = 1;
+	json_array_foreach(devs, i, d) {
+		json_t *data = json_object_get(d, "data");
+
+		if (strcmp(json_string_value(json_object_get(d, "type")) ?: "", "nvdimm"))
+			continue;
+		if ((uint64_t)json_integer_value(json_object_get(data, "addr")) == ADR_NVDIMM_BASE &&
+		    (uint64_t)json_integer_value(json_object_get(data, "size")) == st->model.region_size) {
+			json_decref(devs);
+			return;
+		}
+		snprintf(st->model_error, sizeof(st->model_error),
+			 "QEMU put the NVDIMM at 0x%llx (%lld bytes), not where the ADR model watches (0x%llx): ADR_NVDIMM_BASE in crash-inject/model/adr.h must follow vm/qemu.c's machine",
+			 (long long)json_integer_value(json_object_get(data, "addr")),
+			 (long long)json_integer_value(json_object_get(data, "size")), ADR_NVDIMM_BASE);
+	}
+	if (!st->model_error[0])
+		snprintf(st->model_error, sizeof(st->model_error), "QMP query-memory-devices shows no NVDIMM");
+	json_decref(devs);
+	vm_kill(vm);
+}
+
+static void writer_tick(void *ctx, struct vm *vm)
+{
+	struct crash_scenario_state *st = ctx;
+
+	if (st->disk_full[0] || st->log_error[0])
+		return;
+	if (is_adr(st) && !st->base_checked)
+		check_nvdimm_base(st, vm);
+	if (st->nacks && now_s() >= st->next_time_crash) {
+		/* Under ADR the model takes it at the next store into the region. */
+		if (is_adr(st))
+			adr_model_request_time(&st->model);
+		else
+			take_image(st, vm, "time", 0);
+		/* ADR points cost up to 22 images each: fewer of them. */
+		st->next_time_crash = now_s() + (is_adr(st) ? 2.0 + (rand_r(&st->rng) % 3000) / 1000.0 :
+						      0.2 + (rand_r(&st->rng) % 800) / 1000.0);
+	}
+}
+
+/*
+ * The writer guest's job: its input as data (the job file, or a user's
+ * program) and the parameters of vm-images/guest/crash-writer.sh, which
+ * runs it. The filesystem was checked (ext4, xfs, xfs-reflink), but a
+ * mode is any word of the scenario table or --mode: both go as sh words.
+ */
+static char *writer_script(const struct crash_scenario_state *st, const struct scenario *sc, const char *fs)
+{
+	char *s = NULL, *text;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	/* A user's program is its own job: sc->job is then its source, not a job file. */
+	text = st->program ? NULL : read_text_file(sc->job);
+	if (text)
+		fprintf(f, "cat >/tmp/job.fio <<'PMEM_JOB_EOF'\n%s\nPMEM_JOB_EOF\n", text);
+	if (st->program)
+		embed_binary(f, st->program, "/tmp/prog");
+	fputs("export PMEM_FS=", f);
+	shell_word(f, fs);
+	fputs(" PMEM_CRASH_MODE=", f);
+	shell_word(f, sc->mode);
+	fprintf(f, " PMEM_CRASH_ADR=%d PMEM_CRASH_PROGRAM=%d\nexec sh /usr/share/pmem/crash-writer.sh\n", is_adr(st),
+		st->program != NULL);
+	fclose(f);
+	free(text);
+	return s;
+}
+
+int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc, const char *fs,
+		     const char *kernel, struct vm_result *r)
+{
+	const struct crash_options *opt = st->opt;
+	char golden[1024], nv[1300], kpath[1024], ipath[1024], path[1400], plugin[4096];
+	struct vm_hooks hooks = { .ctx = st, .on_line = writer_line, .on_tick = writer_tick, .tick_ms = 50,
+				  .poll_fd = writer_poll_fd, .on_fd = writer_fd };
+	struct vm_options o;
+	char *script;
+
+	snprintf(golden, sizeof(golden), "%s/images/%s.img", opt->build, fs);
+	/* The writer's NVDIMM and a first image; each next image is checked
+	 * as it is taken, since how many a program makes is not known. */
+	if (!crash_room_for(st, 2 * image_allocated(golden)))
+		return -1;
+	snprintf(path, sizeof(path), "%s/acks.log", st->dir);
+	st->ack_log = fopen(path, "w");
+	if (!st->ack_log) {
+		if (disk_full_errno(errno))
+			disk_full_writing(st->disk_full, sizeof(st->disk_full), st->dir, path, errno);
+		else
+			fprintf(stderr, "crashtest: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	snprintf(nv, sizeof(nv), "%s/nvdimm.img", st->dir);
+	if (image_copy(golden, nv) < 0) {
+		/* image_copy said why; a full disk stops the run. */
+		if (disk_full_errno(errno))
+			snprintf(st->disk_full, sizeof(st->disk_full),
+				 "the disk under %s is full: copying the writer's NVDIMM failed", st->dir);
+		unlink(nv);
+		fclose(st->ack_log);
+		return -1;
+	}
+	if (vm_options_flavour(&o, opt->build, kernel, opt->accel, nv, kpath, ipath) < 0) {
+		unlink(nv);
+		fclose(st->ack_log);
+		return -1;
+	}
+	o.boot_timeout = 120;
+	o.run_timeout = 600;
+	/* No record of the data file lies past the namespace it is on. */
+	st->stream.limit = o.qemu.nvdimm_size - NVDIMM_LABEL_SIZE;
+	if (is_adr(st)) {
+		/* A KVM host still runs the ADR rows of an "auto" run, under TCG. */
+		if (opt->accel_auto)
+			o.qemu.accel = "tcg";
+		if (strcmp(o.qemu.accel, "tcg") || access(opt->adr_plugin, R_OK)) {
+			fprintf(stderr, "crashtest: PLATFORM=adr needs TCG and %s (QEMU >= 10: run 'make plugins'; drop ACCEL=%s)\n",
+				opt->adr_plugin, o.qemu.accel);
+			fclose(st->ack_log);
+			return -1;
+		}
+		if (adr_model_start(&st->model, st->dir, nv, o.qemu.nvdimm_size - NVDIMM_LABEL_SIZE, &opt->adr,
+				    opt->adr_plugin, plugin, sizeof(plugin)) < 0) {
+			fclose(st->ack_log);
+			return -1;
+		}
+		o.qemu.plugin = plugin;
+		o.qemu.append = "nokaslr";
+	}
+	script = writer_script(st, sc, fs);
+	o.script = script;
+	o.run_dir = st->dir;
+	o.hooks = &hooks;
+	vm_run(&o, r);
+	free(script);
+	fclose(st->ack_log);
+	if (is_adr(st)) {
+		adr_model_stop(&st->model);
+		if (st->model_error[0])
+			fprintf(stderr, "crashtest: %s/%s: %s\n", sc->name, fs, st->model_error);
+		crash_images_from_points(st);
+	}
+	unlink(nv);
+	return 0;
+}
+
+int crash_writer_failed(const struct crash_scenario_state *st, const struct vm_result *r, char *why, size_t len)
+{
+	const char *who = st->program ? "your program" : "the writer";
+	int sig = r->guest_exit - 128;
+
+	if (st->done && (st->nacks || !st->program))
+		return 0;
+	if (st->done)
+		snprintf(why, len, "%s finished without acknowledging a record, so nothing it wrote can be checked: "
+			 "call ack() (or pmem-ack) after each write it made durable", who);
+	else if (r->status == VM_OK && sig > 0 && sig < 65)
+		snprintf(why, len, "%s was killed by signal %d (%s) after %zu acks; its output is in guest.log", who,
+			 sig, strsignal(sig), st->nacks);
+	else if (r->status == VM_OK)
+		snprintf(why, len, "%s exited with status %d after %zu acks; its output is in guest.log", who,
+			 r->guest_exit, st->nacks);
+	else
+		snprintf(why, len, "the writer did not finish (%s%s%s)", vm_status_name(r->status),
+			 r->message[0] ? ": " : "", r->message);
+	return 1;
+}
