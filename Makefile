@@ -378,6 +378,14 @@ BENCH_RUN_ID := $(or $(RESUME),$(RUN_ID),$(shell date +%Y%m%d-%H%M%S))
 # What schedule.sh takes after RUN_DIR: slurm limits the array only when asked.
 schedule_args = $(if $(filter parallel,$(SCHEDULER)),$(GUESTS) $(HOSTS),$(if $(filter command line,$(origin GUESTS)),$(GUESTS)))
 bad_scheduler = echo "make $@: SCHEDULER must be local, parallel or slurm, not '$(SCHEDULER)'" >&2; exit 2
+# $(call scheduled,KIND,OPTIONS,LOCAL_ARGS,PLAN_RUN_ARGS,RUN_ID): a run of KIND
+# (bench, crashtest or xfstests) as one command here, or planned into units
+# that schedule.sh hands to GNU parallel or Slurm. One recipe line.
+scheduled = $(if $(filter local,$(SCHEDULER)),$(BUILD_DIR)/pmem-harness $(1) $(2) $(3),$\
+	$(if $(filter parallel slurm,$(SCHEDULER)),$\
+	$(BUILD_DIR)/pmem-harness plan $(1) $(2) $(4) >/dev/null && $\
+	harness/schedule.sh $(SCHEDULER) results/runs/$(5) $(schedule_args),$\
+	$(bad_scheduler)))
 bench_options = $(if $(QUICK),--quick) --kernels "$(call kernel_names,$(BENCH_KERNELS))" $(if $(ACCEL),--accel $(ACCEL)) \
 		$(if $(FS),--fs "$(FS)") $(if $(MODES),--modes "$(MODES)") \
 		$(if $(JOBS),--jobs "$(JOBS)") $(if $(REPS),--reps $(REPS))
@@ -385,14 +393,8 @@ bench:
 	vm-images/setup-host.sh
 	$(MAKE) all images
 	vm-images/build-kernel.sh $(BENCH_KERNELS)
-ifeq ($(SCHEDULER),local)
-	$(BUILD_DIR)/pmem-harness bench $(bench_options) --guests $(GUESTS) $(if $(RESUME),--resume $(RESUME))
-else ifneq ($(filter parallel slurm,$(SCHEDULER)),)
-	$(BUILD_DIR)/pmem-harness plan bench $(bench_options) $(if $(RESUME),--resume,--run-id) $(BENCH_RUN_ID) >/dev/null
-	harness/schedule.sh $(SCHEDULER) results/runs/$(BENCH_RUN_ID) $(schedule_args)
-else
-	@$(bad_scheduler)
-endif
+	$(call scheduled,bench,$(bench_options),--guests $(GUESTS) $(if $(RESUME),--resume $(RESUME)),$\
+		$(if $(RESUME),--resume,--run-id) $(BENCH_RUN_ID),$(BENCH_RUN_ID))
 
 # make crashtest [FS="ext4 xfs"] [SCENARIOS="..."] [PLATFORM=eadr|adr] [KEEP=1]
 #                [SUBSETS=N] [FENCE_POINTS=N]
@@ -417,14 +419,8 @@ crashtest:
 	vm-images/setup-host.sh
 	$(MAKE) all images
 	vm-images/build-kernel.sh $(or $(KERNELS),6.1-aware) $(if $(PROGRAM),,$(SCENARIO_KERNELS))
-ifeq ($(SCHEDULER),local)
-	$(BUILD_DIR)/pmem-harness crashtest $(crashtest_options) $(if $(RESUME),--resume $(RESUME),$(if $(RUN_ID),--run-id $(RUN_ID)))
-else ifneq ($(filter parallel slurm,$(SCHEDULER)),)
-	$(BUILD_DIR)/pmem-harness plan crashtest $(crashtest_options) $(if $(RESUME),--resume,--run-id) $(CRASH_RUN_ID) >/dev/null
-	harness/schedule.sh $(SCHEDULER) results/runs/$(CRASH_RUN_ID) $(schedule_args)
-else
-	@$(bad_scheduler)
-endif
+	$(call scheduled,crashtest,$(crashtest_options),$(if $(RESUME),--resume $(RESUME),$(if $(RUN_ID),--run-id $(RUN_ID))),$\
+		$(if $(RESUME),--resume,--run-id) $(CRASH_RUN_ID),$(CRASH_RUN_ID))
 
 # make xfstests [XFSTESTS=<your checkout>] [KERNELS="..."] [FS="ext4 xfs"] [XFSTESTS_ONLY="generic/413 ..."]
 #               [TIMEOUT=s] [FORCE_AWARE=1]: the tests of xfstests/tests in guests, each
@@ -447,14 +443,7 @@ xfstests:
 	vm-images/setup-host.sh
 	$(MAKE) all xfstests-image
 	vm-images/build-kernel.sh $(XFSTESTS_KERNELS)
-ifeq ($(SCHEDULER),local)
-	$(BUILD_DIR)/pmem-harness xfstests $(xfstests_options) $(if $(RUN_ID),--run-id $(RUN_ID))
-else ifneq ($(filter parallel slurm,$(SCHEDULER)),)
-	$(BUILD_DIR)/pmem-harness plan xfstests $(xfstests_options) --run-id $(XFSTESTS_RUN_ID) >/dev/null
-	harness/schedule.sh $(SCHEDULER) results/runs/$(XFSTESTS_RUN_ID) $(schedule_args)
-else
-	@$(bad_scheduler)
-endif
+	$(call scheduled,xfstests,$(xfstests_options),$(if $(RUN_ID),--run-id $(RUN_ID)),--run-id $(XFSTESTS_RUN_ID),$(XFSTESTS_RUN_ID))
 
 # make adr-cost [JOB=file.fio] [REPS=3]: what the ADR model costs a guest (TCG)
 adr-cost: all images

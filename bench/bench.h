@@ -86,6 +86,11 @@ void bench_say_disk_full(const struct bench *b, const char *where, int resumable
 /* Whether the kernel has MAP_PMEM_AWARE (patch set, or probed for a user's kernel). */
 int bench_kernel_has_port(const struct bench *b, const char *kernel);
 
+/* The run kind's entry points (harness/run_kinds.c), bench_units.c. */
+int bench_plan_main(int argc, char **argv);
+int bench_unit_main(const char *run_dir, json_t *run, char **words);
+int bench_collect_main(const char *run_dir, json_t *run);
+
 /* A job file's name without directory and ".fio". */
 const char *bench_job_name(const char *path, char *buf, size_t size);
 

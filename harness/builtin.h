@@ -17,9 +17,6 @@ int cmd_plan(int argc, char **argv);
 int cmd_unit(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 
-/* A planned unit's exit status when the results disk is full. */
-#define UNIT_EXIT_DISK_FULL 3
-
 /* --help or -h: every command takes either as its first argument. */
 int is_help_arg(const char *arg);
 

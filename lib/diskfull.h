@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* A planned unit's exit status when the results disk is full (collect and
+ * schedule.sh tell it from a failure). */
+#define UNIT_EXIT_DISK_FULL 3
+
 /* Whether err (an errno value) says the disk is full: ENOSPC or EDQUOT. */
 int disk_full_errno(int err);
 
