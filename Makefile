@@ -85,13 +85,15 @@ AGENT_SRC     := workloads/agent.c workloads/channel.c
 SEMANTICS_SRC := tests/guest/semantics.c workloads/pmem_map.c workloads/cpu_flush.c workloads/tracefs.c
 PEER_SRC      := workloads/peer.c workloads/tracefs.c
 VERIFY_SRC    := workloads/verify.c workloads/record_verify.c workloads/json_out.c workloads/record.c
-CHECKER_SRC   := workloads/checker.c workloads/record_verify.c workloads/json_out.c workloads/record.c workloads/channel.c
+CHECKER_SRC   := workloads/checker.c workloads/record_verify.c workloads/json_out.c workloads/record.c workloads/channel.c lib/filesystems.c
 
 # The guest programs' objects live apart from the host's, in
 # build/guest-obj/, so that the two sets of flags never mix.
 GUEST_CFLAGS := $(BUILD_CFLAGS) -Iworkloads
 guest_obj     = $(patsubst %.c,$(BUILD_DIR)/guest-obj/%.o,$(1))
 GUEST_OBJ    := $(call guest_obj,$(sort $(WRITER_SRC) $(AGENT_SRC) $(SEMANTICS_SRC) $(PEER_SRC) $(VERIFY_SRC) $(CHECKER_SRC)))
+# The guests read the filesystem table's copy in their initramfs.
+$(call guest_obj,lib/filesystems.c): GUEST_CFLAGS += -DFS_TABLE='"/usr/share/pmem/filesystems"'
 
 # How a user's program is built: the harness reads the same file.
 include workloads/user-program.mk
@@ -174,7 +176,7 @@ $(BUILD_DIR)/guest/pmem-checker: $(call guest_obj,$(CHECKER_SRC))
 # headers are included from the top of the tree ("vm/console.h").
 UNIT_NAMES := console qemu-argv job-parse noise adr-model judge-parse ack-stream names rundir \
 	      unit-docs crash-resume table-escape check-phases check-block record-crc user-program \
-	      embed xfstests-doc
+	      embed xfstests-doc filesystems
 UNIT_TESTS := $(addprefix $(BUILD_DIR)/tests/unit-,$(UNIT_NAMES))
 UNIT_CFLAGS := $(BUILD_CFLAGS) $(SANITIZE) -I. -Iworkloads -Itests/guest
 
@@ -209,6 +211,7 @@ UNIT_LIBS_user-program := -lxxhash
 UNIT_SRC_embed         := vm/embed.c lib/rundir.c
 UNIT_SRC_xfstests-doc  := results/xfstests.c results/table.c
 UNIT_LIBS_xfstests-doc := -ljansson -lm
+UNIT_SRC_filesystems   := lib/filesystems.c
 
 define unit_rule
 $(BUILD_DIR)/tests/unit-$(1): tests/unit/$(1).c $(UNIT_SRC_$(1))
@@ -284,7 +287,7 @@ bisect-check:
 	vm-images/check-bisect.sh 6.12 aware
 
 # Every file of vm-images/guest/ goes into both images.
-GUEST_SCRIPTS := $(wildcard vm-images/guest/*)
+GUEST_SCRIPTS := $(wildcard vm-images/guest/*) vm-images/filesystems
 $(BUILD_DIR)/initramfs.cpio: $(GUEST_PROGS) vm-images/build-initramfs.sh $(GUEST_SCRIPTS)
 	vm-images/build-initramfs.sh $@ $(BUILD_DIR)/guest
 
@@ -293,10 +296,12 @@ $(BUILD_DIR)/initramfs-checker.cpio: $(BUILD_DIR)/guest/pmem-agent $(BUILD_DIR)/
 		     vm-images/build-initramfs.sh $(GUEST_SCRIPTS)
 	vm-images/build-initramfs.sh --checker $@ $(BUILD_DIR)/guest
 
-# xfs-reflink (DAX with reflink=1, for the CoW crash cases) is made on 6.12.
+# One golden image per row of vm-images/filesystems, made on its kernel.
+FILESYSTEMS    = $(shell vm-images/make-golden.sh --list)
+GOLDEN_KERNELS = $(shell vm-images/make-golden.sh --kernels)
 images: $(BUILD_DIR)/initramfs.cpio $(BUILD_DIR)/initramfs-checker.cpio $(BUILD_DIR)/pmem-harness
-	vm-images/build-kernel.sh 6.1-stock 6.12-stock
-	vm-images/make-golden.sh ext4 xfs xfs-reflink
+	vm-images/build-kernel.sh $(GOLDEN_KERNELS)
+	vm-images/make-golden.sh $(FILESYSTEMS)
 
 unit-test: $(UNIT_TESTS)
 	prove -v $(UNIT_TESTS)

@@ -17,6 +17,7 @@
 #include "../results/summary.h"
 #include "bench.h"
 #include "../lib/child.h"
+#include "../lib/filesystems.h"
 #include "../lib/names.h"
 #include "../vm/runinfo.h"
 #include "../workloads/pmem_map.h"
@@ -104,8 +105,8 @@ static int validate(struct bench *b)
 	}
 	for (i = 0; i < b->fss.n; i++) {
 		snprintf(path, sizeof(path), "%s/images/%s.img", b->build, b->fss.v[i]);
-		if (strcmp(b->fss.v[i], "ext4") && strcmp(b->fss.v[i], "xfs")) {
-			fprintf(stderr, "bench: unknown filesystem '%s' (ext4, xfs)\n", b->fss.v[i]);
+		if (!fs_for(b->fss.v[i], "bench")) {
+			fprintf(stderr, "bench: unknown filesystem '%s' (%s)\n", b->fss.v[i], fs_names("bench"));
 			return -1;
 		}
 		if (access(path, R_OK)) {

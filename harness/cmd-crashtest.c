@@ -50,6 +50,7 @@
 #include "../crash-inject/run/crash_plan.h"
 #include "../crash-inject/run/crash_resume.h"
 #include "../lib/diskfull.h"
+#include "../lib/filesystems.h"
 #include "../lib/names.h"
 #include "../lib/rundir.h"
 #include "../crash-inject/run/user_program.h"
@@ -289,8 +290,8 @@ static int open_run(struct crashtest *t)
 	}
 	fsl = strdup(o->filesystems);
 	for (tok = strtok_r(fsl, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save))
-		if (strcmp(tok, "ext4") && strcmp(tok, "xfs") && strcmp(tok, "xfs-reflink")) {
-			fprintf(stderr, "crashtest: unknown filesystem '%s' (ext4, xfs, xfs-reflink)\n", tok);
+		if (!fs_for(tok, "crashtest")) {
+			fprintf(stderr, "crashtest: unknown filesystem '%s' (%s)\n", tok, fs_names("crashtest"));
 			return 2;
 		}
 	free(fsl);

@@ -10,18 +10,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../lib/filesystems.h"
 #include "builtin.h"
 #include "../vm/guest_run.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pmem-harness run --kernel FLAVOUR --fs ext4|xfs|xfs-reflink|raw|none --script FILE --out DIR\n"
+		"usage: pmem-harness run --kernel FLAVOUR --fs FS --script FILE --out DIR\n"
 		"                        [--accel auto|kvm|tcg] [--boot-timeout S] [--timeout S]\n"
 		"                        [--mem MIB] [--append ARGS] [--plugin SO,ARGS] [--keep-image] [--quiet]\n"
 		"                        [--virtio-pmem MIB]\n"
 		"Boots FLAVOUR (build/kernels/FLAVOUR) on a copy of the golden FS NVDIMM image,\n"
-		"runs the job script in the guest and exits with its status (125: guest failed).\n");
+		"runs the job script in the guest and exits with its status (125: guest failed).\n"
+		"FS: %s (vm-images/filesystems), raw (the unformatted namespace) or none.\n",
+		fs_names(NULL));
 }
 
 int cmd_run(int argc, char **argv)

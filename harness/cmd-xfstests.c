@@ -25,6 +25,7 @@
 #include "../results/xfstests.h"
 #include "../vm/accel.h"
 #include "../lib/cache_dir.h"
+#include "../lib/filesystems.h"
 #include "builtin.h"
 #include "../crash-inject/run/crash_resume.h"
 #include "../lib/jsonio.h"
@@ -133,8 +134,8 @@ static int setup(struct xt_setup *s, int argc, char **argv)
 		kernels[nk++] = tok;
 	}
 	for (tok = strtok_r(fbuf, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save)) {
-		if (strcmp(tok, "ext4") && strcmp(tok, "xfs")) {
-			fprintf(stderr, "xfstests: unknown filesystem '%s' (ext4, xfs)\n", tok);
+		if (!fs_for(tok, "xfstests")) {
+			fprintf(stderr, "xfstests: unknown filesystem '%s' (%s)\n", tok, fs_names("xfstests"));
 			return 2;
 		}
 		if (nf < MAX_FS)

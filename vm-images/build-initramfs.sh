@@ -109,6 +109,7 @@ for applet in $(/bin/busybox --list); do
 done
 install -m 0755 "$here/guest/init" "$stage/init"
 install -D -m 0644 "$here/guest/pmem-lib.sh" "$stage/usr/share/pmem/lib.sh"
+install -D -m 0644 "$here/filesystems" "$stage/usr/share/pmem/filesystems"
 # Every other guest script under its own name: the host's jobs run them there.
 for s in "$here"/guest/*.sh; do
 	[ "${s##*/}" = pmem-lib.sh ] || install -D -m 0644 "$s" "$stage/usr/share/pmem/${s##*/}"

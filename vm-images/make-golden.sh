@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Make the golden NVDIMM images every run starts from a copy of.
 #
-#   vm-images/make-golden.sh FS...        (ext4, xfs)
+#   vm-images/make-golden.sh FS...        (the names of vm-images/filesystems)
+#   vm-images/make-golden.sh --list       those names
+#   vm-images/make-golden.sh --kernels    the kernels their images are made on
 #
 # Each image is made once in a guest: the raw namespace becomes fsdax
 # (ndctl create-namespace -m fsdax), the filesystem is made with DAX-capable
@@ -18,28 +20,33 @@ build=${PMEM_BUILD:-$top/build}
 harness=$build/pmem-harness
 # 512 MiB region + the 128 KiB label area QEMU keeps at the end of the file.
 size=$(((512 << 20) + (128 << 10)))
-kernel=6.1-stock
-# 6.1 mounts xfs with reflink and DAX too, but gives DAX to no inode that
-# is reflinked when it is loaded; the reflink image is made on 6.12.
-reflink_kernel=6.12-stock
+table=$here/filesystems
 
 die() { echo "make-golden: $*" >&2; exit 1; }
 
-[ $# -gt 0 ] || die "usage: make-golden.sh FS... (ext4, xfs)"
+# Column $1 of every row of the table ($2: only the row named so), trimmed.
+column() { # column [fs]
+	awk -F'|' -v c="$1" -v fs="${2-}" '
+		{ n = $1; gsub(/^[ \t]+|[ \t]+$/, "", n) }
+		!/^[ \t]*#/ && NF >= 6 && (fs == "" || n == fs) { v = $c; gsub(/^[ \t]+|[ \t]+$/, "", v); print v }' "$table"
+}
+
+case ${1-} in
+--list) column 1; exit 0 ;;
+--kernels) column 3 | sort -u; exit 0 ;;
+esac
+[ $# -gt 0 ] || die "usage: make-golden.sh FS... ($(column 1 | tr '\n' ' '))"
 [ -x "$harness" ] || die "no $harness: run 'make'"
-[ -e "$build/kernels/$kernel/bzImage" ] || die "no $kernel kernel: run 'make kernels'"
 
 for fs in "$@"; do
-	case $fs in
-	ext4 | xfs) k=$kernel ;;
-	xfs-reflink) k=$reflink_kernel ;;
-	*) die "unknown filesystem '$fs' (ext4, xfs, xfs-reflink)" ;;
-	esac
+	k=$(column 3 "$fs")
+	[ -n "$k" ] || die "unknown filesystem '$fs' ($(column 1 | tr '\n' ' ')): see $table"
 	[ -e "$build/kernels/$k/bzImage" ] || die "no $k kernel (for $fs): run 'vm-images/build-kernel.sh $k'"
 	key=$({
 		echo "size $size kernel $k"
 		dpkg-query -W -f='${Package} ${Version}\n' ndctl e2fsprogs xfsprogs
 		cat "$here/guest/pmem-lib.sh"
+		echo "mkfs $(column 6 "$fs")"
 	} | sha256sum | cut -c1-16)
 	img=$cache/golden/$fs-$key.img
 	if [ ! -e "$img" ]; then

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "../lib/filesystems.h"
 #include "json_out.h"
 #include "record_verify.h"
 
@@ -98,13 +99,19 @@ static int run(char *const argv[], const char *dir, const char *log, const char 
 
 static int fsck(const struct target *t)
 {
-	char *e2fsck[] = { "e2fsck", "-fn", (char *)t->dev, NULL };
-	/* -P: no prefetch threads. They read ahead for disks; on a memory-speed
-	 * device in a one-CPU guest they only add thread start-up, a third of
-	 * xfs_repair's time here. The checks done are the same. */
-	char *xfs_repair[] = { "xfs_repair", "-n", "-P", (char *)t->dev, NULL };
+	/* The table's read-only check, then the device. */
+	const struct filesystem *f = fs_find(t->fs);
+	char cmd[sizeof(f->fsck)], *argv[16], *save;
+	int n = 0;
 
-	return run(strcmp(t->fs, "ext4") ? xfs_repair : e2fsck, NULL, "/tmp/fsck.log", NULL);
+	if (!f)
+		return 127;
+	snprintf(cmd, sizeof(cmd), "%s", f->fsck);
+	for (char *w = strtok_r(cmd, " ", &save); w && n < 14; w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n++] = (char *)t->dev;
+	argv[n] = NULL;
+	return run(argv, NULL, "/tmp/fsck.log", NULL);
 }
 
 /* The contents of the image: the user's checker ("user_check"), or every
@@ -161,7 +168,7 @@ static int send_report(int ctl, const char *buf, size_t len)
 static int check_image(int ctl, const struct target *t, unsigned long id, const char *bs, const char *acked,
 		       char *files)
 {
-	const char *type = strcmp(t->fs, "ext4") ? "xfs" : "ext4";
+	const char *type = fs_find(t->fs)->type; /* the host names only rows, checked below */
 	double t0 = now_ms(), t1, t2, t3;
 	char *buf = NULL, what[512];
 	size_t len = 0;
@@ -236,7 +243,7 @@ int main(int argc, char **argv)
 		if (!strcmp(line, "done"))
 			return 0;
 		if (sscanf(line, "image %lu %15s %31s %31s %n", &id, fs, bs, acked, &n) != 4 || !n ||
-		    (strcmp(fs, "ext4") && strcmp(fs, "xfs") && strcmp(fs, "xfs-reflink"))) {
+		    !fs_find(fs)) {
 			fprintf(stderr, "pmem-checker: unexpected reply '%s'\n", line);
 			return 1;
 		}

@@ -20,19 +20,21 @@ pmem_setup_namespace() {
 	[ -b "$PMEM_DEV" ] || pmem_die "$PMEM_DEV did not appear"
 }
 
-# ext4 defaults to 1 KiB blocks on small devices, which DAX refuses;
-# xfs reflink (on by default) is incompatible with DAX in 6.1, so "xfs" has
-# it off; "xfs-reflink" has it on, for the CoW cases on kernels that allow it.
-# A 2 MiB stripe unit makes xfs align allocations of 2 MiB and more, as
-# users who want DAX PMD faults set it; smaller ones are placed as before.
-# Four AGs, as mkfs picks without it, so that the 64 MiB log fits in one.
+# The row of /usr/share/pmem/filesystems (vm-images/filesystems) named $2:
+# its column $1 (5: fsck, 6: mkfs), blanks around it trimmed.
+pmem_fs_column() { # column fs
+	awk -F'|' -v c="$1" -v fs="$2" '
+		{ n = $1; gsub(/^[ \t]+|[ \t]+$/, "", n) }
+		!/^[ \t]*#/ && n == fs { v = $c; gsub(/^[ \t]+|[ \t]+$/, "", v); print v }' \
+		/usr/share/pmem/filesystems
+}
+
+# Made as its row of the filesystem table says (why each is so: there).
 pmem_mkfs() { # fs
-	case $1 in
-	ext4) mkfs.ext4 -F -q -b 4096 "$PMEM_DEV" ;;
-	xfs) mkfs.xfs -f -q -m reflink=0 -d su=2m,sw=1,agcount=4 "$PMEM_DEV" ;;
-	xfs-reflink) mkfs.xfs -f -q -m reflink=1 "$PMEM_DEV" ;;
-	*) pmem_die "unknown filesystem '$1' (ext4, xfs, xfs-reflink)" ;;
-	esac
+	pmem_cmd=$(pmem_fs_column 6 "$1")
+	[ -n "$pmem_cmd" ] || pmem_die "unknown filesystem '$1' (not in /usr/share/pmem/filesystems)"
+	# shellcheck disable=SC2086 # the column is words
+	$pmem_cmd "$PMEM_DEV"
 }
 
 pmem_mount() { # [dax mode: always|inode]
@@ -46,9 +48,8 @@ pmem_umount() {
 
 # Read-only check; exit status 0 means consistent.
 pmem_fsck() { # fs
-	case $1 in
-	ext4) e2fsck -fn "$PMEM_DEV" ;;
-	xfs | xfs-reflink) xfs_repair -n "$PMEM_DEV" ;;
-	*) pmem_die "unknown filesystem '$1' (ext4, xfs, xfs-reflink)" ;;
-	esac
+	pmem_cmd=$(pmem_fs_column 5 "$1")
+	[ -n "$pmem_cmd" ] || pmem_die "unknown filesystem '$1' (not in /usr/share/pmem/filesystems)"
+	# shellcheck disable=SC2086 # the column is words
+	$pmem_cmd "$PMEM_DEV"
 }

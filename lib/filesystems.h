@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The filesystem table, vm-images/filesystems: one row per filesystem the
+ * guests make and check. The host reads the tree's copy (run from the
+ * repository top), a guest the one in its initramfs (FS_TABLE).
+ */
+#ifndef PMEM_FILESYSTEMS_H
+#define PMEM_FILESYSTEMS_H
+
+#ifndef FS_TABLE
+#define FS_TABLE "vm-images/filesystems"
+#endif
+
+#define FS_MAX 16
+
+struct filesystem {
+	char name[32];
+	char type[16];
+	char golden[64];
+	char runs[64];
+	char fsck[128];
+	char mkfs[256];
+};
+
+/* The row named name, or NULL (also when the table cannot be read: the
+ * first call says why on stderr). */
+const struct filesystem *fs_find(const char *name);
+
+/* The row named name if it is offered to runs of kind ("bench",
+ * "crashtest", "xfstests"), else NULL. */
+const struct filesystem *fs_for(const char *name, const char *kind);
+
+/* "ext4, xfs": the names offered to kind (NULL: every row), for messages. */
+const char *fs_names(const char *kind);
+
+/* Parse a table's text into rows; the number of rows, or -1 with the
+ * bad line's number in *bad_line. */
+int fs_table_parse(const char *text, struct filesystem *rows, int max, int *bad_line);
+
+#endif
