@@ -58,7 +58,7 @@
 /* What a step returns when the command goes on; anything else is its exit status. */
 #define GO_ON -1
 
-#define MAX_SCENARIOS 32
+#define MAX_SCENARIOS 64
 
 /* One crashtest run: its options, its scenarios and where it stands. */
 struct crashtest {

@@ -83,6 +83,17 @@ int scenarios_load(const char *table, struct scenario *s, int max)
 		}
 		n++;
 	}
+	/* A row past the last one we can hold must not vanish silently. */
+	while (n == max && fgets(line, sizeof(line), f)) {
+		char first[64];
+
+		if (line[0] != '#' && sscanf(line, "%63s", first) == 1) {
+			fprintf(stderr, "crashtest: %s holds more than %d scenarios (row %s and after)\n", table, max,
+				first);
+			fclose(f);
+			return -1;
+		}
+	}
 	fclose(f);
 	return n;
 }

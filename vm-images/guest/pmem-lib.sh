@@ -37,7 +37,28 @@ pmem_mkfs() { # fs
 	$pmem_cmd "$PMEM_DEV"
 }
 
+# pmem_write_cache=0 or =1 on the kernel command line (a flavour's boot
+# parameter, vm-images/flavours): write it to the pmem disk's
+# dax/write_cache before mounting, the state in which the pmem driver
+# leaves a device on a platform whose CPU caches are persistent (eADR).
+# The console says what was set and what the region reports.
+pmem_write_cache() {
+	wc=
+	read -r cmdline </proc/cmdline
+	for w in $cmdline; do
+		case $w in pmem_write_cache=*) wc=${w#pmem_write_cache=} ;; esac
+	done
+	[ -n "$wc" ] || return 0
+	case $wc in 0 | 1) ;; *) pmem_die "pmem_write_cache=$wc: 0 or 1" ;; esac
+	f=/sys/block/${PMEM_DEV##*/}/dax/write_cache
+	[ -e "$f" ] || pmem_die "pmem_write_cache=$wc: $f does not exist"
+	echo "$wc" >"$f" || pmem_die "pmem_write_cache=$wc: writing $f failed"
+	domain=$(cat /sys/bus/nd/devices/region*/persistence_domain 2>/dev/null)
+	echo "pmem-lib: $f is $(cat "$f") (pmem_write_cache=$wc); persistence_domain '${domain}'" >/dev/console
+}
+
 pmem_mount() { # [dax mode: always|inode]
+	pmem_write_cache
 	mount -o "dax${1:+=$1}" "$PMEM_DEV" "$PMEM_MNT" ||
 		pmem_die "mount -o dax${1:+=$1} $PMEM_DEV failed"
 }

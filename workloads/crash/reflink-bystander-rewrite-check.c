@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: GPL-2.0
+/* reflink-bystander-rewrite.c's records are reflink-bystander.c's: the same check. */
+#include "reflink-bystander-check.c"
