@@ -2,6 +2,8 @@
 /*
  * cow-paths DIR: make the kernel copy shared DAX blocks by each path that
  * does it, one phase at a time, for cow-wb-trace.sh to watch.
+ * cow-paths --cost DIR: the same copies between insn-per-fault markers,
+ * for cost.sh (below, at cost()).
  *
  * In DIR (a DAX mount of a filesystem that can reflink: xfs -m reflink=1,
  * mount -o dax=always) it writes and fsyncs a 48 KiB file, clones it
@@ -29,6 +31,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "insn_marker.h"
 
 #ifndef MAP_SYNC
 #define MAP_SYNC 0x80000
@@ -60,6 +64,51 @@ static int fail(const char *what, const char *path)
 	return 1;
 }
 
+/*
+ * --cost: what the copy costs in guest kernel instructions, for the
+ * insn-per-fault plugin: each interval between the markers is one system
+ * call on a freshly cloned 2 MiB file: FALLOC_FL_UNSHARE_RANGE of all of it
+ * (one 2 MiB copy, as a PMD fault makes; with the fix one 2 MiB write-back),
+ * a 2 MiB aligned pwrite() (copied whole, then overwritten), and a 64-byte
+ * pwrite() mid-page (head and tail copied). Three rounds.
+ */
+static int cost(const char *dir)
+{
+	static unsigned char buf[2 << 20];
+	char data[4096], clone[4096];
+
+	snprintf(data, sizeof(data), "%s/cowwb-cost", dir);
+	snprintf(clone, sizeof(clone), "%s/cowwb-cost-clone", dir);
+	memset(buf, 0x5a, sizeof(buf));
+	for (int round = 0; round < 3; round++) {
+		for (int op = 0; op < 3; op++) {
+			int fd = open(data, O_RDWR | O_CREAT | O_TRUNC, 0644), cfd;
+			long r;
+
+			if (fd < 0 || pwrite(fd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf) || fsync(fd) < 0)
+				return fail("write and fsync", data);
+			cfd = open(clone, O_RDWR | O_CREAT | O_TRUNC, 0644);
+			if (cfd < 0 || ioctl(cfd, FICLONE, fd) < 0 || fsync(cfd) < 0)
+				return fail("FICLONE to", clone);
+			insn_mark_start();
+			if (op == 0)
+				r = fallocate(fd, FALLOC_FL_UNSHARE_RANGE, 0, sizeof(buf));
+			else if (op == 1)
+				r = pwrite(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) ? 0 : -1;
+			else
+				r = pwrite(fd, buf, 64, PG / 2) == 64 ? 0 : -1;
+			insn_mark_stop();
+			if (r < 0)
+				return fail("the measured call on", data);
+			close(cfd);
+			close(fd);
+			unlink(clone);
+			unlink(data);
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static unsigned char buf[PAGES * PG];
@@ -68,8 +117,10 @@ int main(int argc, char **argv)
 	unsigned char *map;
 	int fd, cfd;
 
+	if (argc == 3 && !strcmp(argv[1], "--cost"))
+		return cost(argv[2]);
 	if (argc != 2) {
-		fprintf(stderr, "usage: cow-paths DIR (a DAX mount of a filesystem with reflink)\n");
+		fprintf(stderr, "usage: cow-paths [--cost] DIR (a DAX mount of a filesystem with reflink)\n");
 		return 2;
 	}
 	snprintf(data, sizeof(data), "%s/cowwb-data", argv[1]);
