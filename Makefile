@@ -41,7 +41,7 @@ BUILD_DIR := build
 # Flavours the test suite boots; `make kernels` builds every flavour.
 TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-nogate 6.1-aware-cowuntracked 6.1-aware-wpaware \
 		6.12-stock 6.12-aware 6.12-aware-nogate 6.12-aware-cowuntracked 6.12-aware-wpaware \
-		6.12-stock-cowflush 6.12-general
+		6.1-stock-cowflush 6.12-stock-cowflush 6.12-general
 ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 
 include mk/plugins.mk
@@ -70,7 +70,8 @@ GUEST_PROGS := $(BUILD_DIR)/guest/pmem-agent \
 	       $(BUILD_DIR)/guest/pmem-writer \
 	       $(BUILD_DIR)/guest/pmem-peer \
 	       $(BUILD_DIR)/guest/pmem-verify \
-	       $(BUILD_DIR)/guest/pmem-checker
+	       $(BUILD_DIR)/guest/pmem-checker \
+	       $(BUILD_DIR)/guest/cow-paths
 
 # The ack protocol for programs built elsewhere (C++, Rust, your own static
 # binary): a static library and its header, usable from C and C++.
@@ -153,6 +154,11 @@ $(BUILD_DIR)/include/pmem-ack.h: workloads/ack.h
 $(BUILD_DIR)/guest/semantics: $(call guest_obj,$(SEMANTICS_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $^
+
+# The CoW write-back trace's program (vm-images/guest/cow-wb-trace.sh).
+$(BUILD_DIR)/guest/cow-paths: examples/cow-writeback/cow-paths.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
 
 $(BUILD_DIR)/guest/pmem-writer: $(call guest_obj,$(WRITER_SRC))
 	@mkdir -p $(@D)
