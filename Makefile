@@ -34,7 +34,7 @@ WARNINGS := -Wall -Wextra -Werror -Wno-format-truncation
 # program's (make crashtest PROGRAM=... CFLAGS=-DNDEBUG), and never reach
 # the harness or the guest programs, which a command-line CFLAGS would
 # otherwise replace, -Werror and all, in this make and every sub-make.
-BUILD_CFLAGS := -std=gnu11 -O2 -g $(WARNINGS)
+BUILD_CFLAGS = -std=gnu11 -O2 -g $(WARNINGS) -I$(BUILD_DIR)/gen
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
 BUILD_DIR := build
 
@@ -93,8 +93,13 @@ CHECKER_SRC   := workloads/checker.c workloads/record_verify.c workloads/json_ou
 GUEST_CFLAGS := $(BUILD_CFLAGS) -Iworkloads
 guest_obj     = $(patsubst %.c,$(BUILD_DIR)/guest-obj/%.o,$(1))
 GUEST_OBJ    := $(call guest_obj,$(sort $(WRITER_SRC) $(AGENT_SRC) $(SEMANTICS_SRC) $(PEER_SRC) $(VERIFY_SRC) $(CHECKER_SRC)))
-# The guests read the filesystem table's copy in their initramfs.
-$(call guest_obj,lib/filesystems.c): GUEST_CFLAGS += -DFS_TABLE='"/usr/share/pmem/filesystems"'
+# The filesystem table, compiled into every program that reads it (the
+# harness, pmem-checker): C string lines, comments and blank lines left out.
+FS_TABLE_INC := $(BUILD_DIR)/gen/filesystems.inc
+$(FS_TABLE_INC): vm-images/filesystems
+	@mkdir -p $(@D)
+	sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$$/d' -e 's/[\\"]/\\&/g' -e 's/.*/"&\\n"/' $< >$@
+$(BUILD_DIR)/obj/lib/filesystems.o $(call guest_obj,lib/filesystems.c) $(BUILD_DIR)/tests/unit-filesystems: $(FS_TABLE_INC)
 
 # How a user's program is built: the harness reads the same file.
 include workloads/user-program.mk

@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The filesystem table, vm-images/filesystems: one row per filesystem the
- * guests make and check. The host reads the tree's copy (run from the
- * repository top), a guest the one in its initramfs (FS_TABLE).
+ * guests make and check. The build compiles it in (the harness and
+ * pmem-checker read it wherever they run); guest scripts read the copy in
+ * the initramfs.
  */
 #ifndef PMEM_FILESYSTEMS_H
 #define PMEM_FILESYSTEMS_H
-
-#ifndef FS_TABLE
-#define FS_TABLE "vm-images/filesystems"
-#endif
 
 #define FS_MAX 16
 
@@ -22,7 +19,7 @@ struct filesystem {
 	char mkfs[256];
 };
 
-/* The row named name, or NULL (also when the table cannot be read: the
+/* The row named name, or NULL (also when the table is malformed: the
  * first call says why on stderr). */
 const struct filesystem *fs_find(const char *name);
 

@@ -193,8 +193,8 @@ int guest_run(struct guest_run_opts *ro)
 		return 2;
 	}
 	if (!known_fs(ro->fs)) {
-		fprintf(ro->msg, "pmem-harness run: unknown filesystem '%s' (ext4, xfs, xfs-reflink, raw, none)\n",
-			ro->fs);
+		fprintf(ro->msg, "pmem-harness run: unknown filesystem '%s' (%s, raw, none)\n", ro->fs,
+			fs_names(NULL));
 		return 2;
 	}
 	if (ro->boot_timeout <= 0 || ro->run_timeout <= 0 || ro->mem < 256) {

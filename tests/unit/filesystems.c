@@ -34,7 +34,7 @@ int main(void)
 	tap_result(bad_line_of("a|t|k|r|f|m\nb|t|k|r|f|m\nc|t|k|r|f|m\nd|t|k|r|f|m\ne|t|k|r|f|m\n") == 5 ?
 		   TAP_PASS : TAP_FAIL, "more rows than room is refused at the first that does not fit", NULL);
 
-	/* The tree's own table, as the harness reads it (run from the top). */
+	/* The tree's own table, as the build compiled it in. */
 	f = fs_find("ext4");
 	tap_result(f && !strcmp(f->type, "ext4") && fs_find("xfs-reflink") && !fs_find("ext3") ?
 		   TAP_PASS : TAP_FAIL, "the tree's table has ext4, xfs-reflink, and no ext3", NULL);
