@@ -20,6 +20,7 @@
 #include "../lib/diskfull.h"
 #include "../vm/guest_run.h"
 #include "../vm/host_share.h"
+#include "../vm/vm.h"
 #include "../lib/jsonio.h"
 #include "unit_docs.h"
 #include "../lib/rundir.h"
@@ -49,18 +50,18 @@ int bench_unit_done(const char *dir)
 }
 
 /* A job file as planned (the run's jobs/ copy), or where it was named. */
-static char *job_text(const struct bench *b, const char *path)
+static const char *job_path(const struct bench *b, const char *path, char *planned, size_t size)
 {
-	char name[128], planned[1200];
+	char name[128];
 
-	snprintf(planned, sizeof(planned), "%s/jobs/%s.fio", b->run_dir, bench_job_name(path, name, sizeof(name)));
-	return read_text_file(access(planned, R_OK) ? path : planned);
+	snprintf(planned, size, "%s/jobs/%s.fio", b->run_dir, bench_job_name(path, name, sizeof(name)));
+	return access(planned, R_OK) ? path : planned;
 }
 
 /*
- * The guest job for one unit: its job files as data, and its parameters
- * for vm-images/guest/bench-unit.sh, which runs every mode x job, then the
- * fio peer. Names were checked (bench_parse), so they need no quoting.
+ * The guest job for one unit: the parameters of
+ * vm-images/guest/bench-unit.sh, which runs every mode x job, then the fio
+ * peer; its job files go as data (run_guest: /tmp/in/NAME.fio). Names were checked (bench_parse), so they need no quoting.
  */
 static char *unit_script(const struct bench *b, const char *kernel, int rep)
 {
@@ -73,14 +74,6 @@ static char *unit_script(const struct bench *b, const char *kernel, int rep)
 	for (i = 0; i < b->modes.n && nm < 4; i++)
 		if (port || !map_mode_find(b->modes.v[i])->aware)
 			order[nm++] = b->modes.v[i];
-	fprintf(f, "mkdir -p /tmp/jobs\n");
-	for (i = 0; i < b->jobs.n; i++) {
-		char *text = job_text(b, b->jobs.v[i]);
-
-		fprintf(f, "cat >/tmp/jobs/%s.fio <<'PMEM_JOB_EOF'\n%s\nPMEM_JOB_EOF\n",
-			bench_job_name(b->jobs.v[i], name, sizeof(name)), text ? text : "");
-		free(text);
-	}
 	/* The mode order rotates by repetition, so that drift favours no mode. */
 	fprintf(f, "export PMEM_BENCH_MODES='");
 	for (i = 0; i < nm; i++)
@@ -138,11 +131,20 @@ static int run_guest(struct bench *b, const char *kernel, const char *fs, const 
 		     const char *script_path, char **msg)
 {
 	char plugin_arg[2000], insn_args[800];
+	char names[BENCH_MAX_LIST][140], paths[BENCH_MAX_LIST][1200], job[128];
+	struct vm_file files[BENCH_MAX_LIST];
 	struct guest_run_opts ro;
 	size_t len = 0;
 	int rc;
 
 	guest_run_defaults(&ro);
+	for (int i = 0; i < b->jobs.n; i++) {
+		snprintf(names[i], sizeof(names[i]), "%s.fio", bench_job_name(b->jobs.v[i], job, sizeof(job)));
+		files[i] = (struct vm_file){ .name = names[i], .mode = 0644,
+					     .path = job_path(b, b->jobs.v[i], paths[i], sizeof(paths[i])) };
+	}
+	ro.files = files;
+	ro.nfiles = b->jobs.n;
 	ro.build_dir = b->build;
 	ro.flavour = kernel;
 	ro.fs = fs;

@@ -9,10 +9,15 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "../lib/filesystems.h"
 #include "builtin.h"
 #include "../vm/guest_run.h"
+#include "../vm/vm.h"
+
+#define RUN_MAX_FILES 16
 
 static void usage(FILE *f)
 {
@@ -20,9 +25,10 @@ static void usage(FILE *f)
 		"usage: pmem-harness run --kernel FLAVOUR --fs FS --script FILE --out DIR\n"
 		"                        [--accel auto|kvm|tcg] [--boot-timeout S] [--timeout S]\n"
 		"                        [--mem MIB] [--append ARGS] [--plugin SO,ARGS] [--keep-image] [--quiet]\n"
-		"                        [--virtio-pmem MIB]\n"
+		"                        [--virtio-pmem MIB] [--file NAME=PATH]...\n"
 		"Boots FLAVOUR (build/kernels/FLAVOUR) on a copy of the golden FS NVDIMM image,\n"
 		"runs the job script in the guest and exits with its status (125: guest failed).\n"
+		"--file: PATH is sent to the guest as data, as /tmp/in/NAME (executable when PATH is).\n"
 		"FS: %s (vm-images/filesystems), raw (the unformatted namespace) or none.\n",
 		fs_names(NULL));
 }
@@ -43,18 +49,21 @@ int cmd_run(int argc, char **argv)
 		{ "virtio-pmem", required_argument, NULL, 'V' },
 		{ "keep-image", no_argument, NULL, 'K' },
 		{ "plugin", required_argument, NULL, 'P' },
+		{ "file", required_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	struct vm_file files[RUN_MAX_FILES];
 	struct guest_run_opts ro;
 	unsigned long mib;
+	char *eq;
 	char *end;
 	int c;
 
 	guest_run_defaults(&ro);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "k:f:s:o:a:b:t:m:A:R:V:P:Kqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "k:f:s:o:a:b:t:m:A:R:V:P:F:Kqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k': ro.flavour = optarg; break;
 		case 'f': ro.fs = optarg; break;
@@ -73,6 +82,19 @@ int cmd_run(int argc, char **argv)
 				return 2;
 			}
 			ro.virtio_pmem_size = (unsigned long long)mib << 20;
+			break;
+		case 'F':
+			eq = strchr(optarg, '=');
+			if (!eq || ro.nfiles == RUN_MAX_FILES) {
+				fprintf(stderr, "run: --file takes NAME=PATH, at most %d times, not '%.80s'\n",
+					RUN_MAX_FILES, optarg);
+				return 2;
+			}
+			*eq = '\0';
+			files[ro.nfiles] = (struct vm_file){ .name = optarg, .path = eq + 1,
+							    .mode = access(eq + 1, X_OK) ? 0644 : 0755 };
+			ro.files = files;
+			ro.nfiles++;
 			break;
 		case 'K': ro.keep_image = 1; break;
 		case 'P': ro.plugin = optarg; break;

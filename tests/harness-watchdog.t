@@ -88,6 +88,21 @@ tap_ok $? "unknown flavour: one line naming the fix ($(cat "$RUNS/bad.err"))"
 rc=$?
 [ "$rc" -eq 2 ] && [ "$(wc -l <"$RUNS/bad.err")" -eq 1 ] && grep -q "ext4, xfs" "$RUNS/bad.err"
 tap_ok $? "unknown filesystem: one line listing the known ones ($(cat "$RUNS/bad.err"))"
+# Input files travel as data (proto/job_files.h): every byte value, an
+# executable kept executable, a data file not; a name that is not one safe
+# path component is refused before the guest gets anything.
+head -c 262144 /dev/urandom >"$RUNS/bytes.bin"
+printf '#!/bin/sh\necho tool ran\n' >"$RUNS/tool.sh"
+chmod +x "$RUNS/tool.sh"
+printf 'sha256sum /tmp/in/data\n/tmp/in/tool\n[ ! -x /tmp/in/data ] && echo data not executable\n' >"$RUNS/files.sh"
+run_case files --script "$RUNS/files.sh" --file "data=$RUNS/bytes.bin" --file "tool=$RUNS/tool.sh"
+want=$(sha256sum <"$RUNS/bytes.bin")
+[ "$rc" -eq 0 ] && grep -qx "${want%% *}  /tmp/in/data" "$out/guest.log" && grep -qx "tool ran" "$out/guest.log" &&
+	grep -qx "data not executable" "$out/guest.log"
+tap_ok $? "input files arrive byte for byte in /tmp/in, an executable one executable (rc $rc)" "$out/guest.log"
+run_case badname --script "$RUNS/files.sh" --file "../data=$RUNS/bytes.bin"
+[ "$rc" -eq 125 ] && grep -q "could not send the guest its input file ../data: ../data is no name" "$out.stderr"
+tap_ok $? "an input file named ../data is refused, the guest given nothing (rc $rc)" "$out.stderr"
 vm-images/build-kernel.sh 6.1-nosuch 2>"$RUNS/bad.err"
 rc=$?
 [ "$rc" -ne 0 ] && [ "$(wc -l <"$RUNS/bad.err")" -eq 1 ] && grep -q "known:" "$RUNS/bad.err"

@@ -267,6 +267,8 @@ int guest_run(struct guest_run_opts *ro)
 		o.qemu.virtio_pmem = vpmem;
 		o.qemu.virtio_pmem_size = ro->virtio_pmem_size;
 	}
+	o.files = ro->files;
+	o.nfiles = ro->nfiles;
 	o.run_dir = ro->out;
 	o.boot_timeout = ro->boot_timeout;
 	o.run_timeout = ro->run_timeout;

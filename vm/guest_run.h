@@ -7,12 +7,17 @@
 #ifndef HARNESS_GUEST_RUN_H
 #define HARNESS_GUEST_RUN_H
 
+#include <stddef.h>
 #include <stdio.h>
+
+struct vm_file;
 
 #define EXIT_GUEST_FAILED 125
 
 struct guest_run_opts {
 	const char *flavour, *fs, *script_path, *out, *accel, *qemu, *append;
+	const struct vm_file *files;	/* input files sent before the script (vm.h) */
+	size_t nfiles;
 	const char *plugin;		/* "SO,ARGS" for QEMU's -plugin, or NULL */
 	const char *build_dir, *cache_dir;
 	int boot_timeout, run_timeout, quiet, keep_image;

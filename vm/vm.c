@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../proto/job_files.h"
 #include "guest_events.h"
 #include "qmp.h"
 #include "vm.h"
@@ -171,12 +172,72 @@ static int spawn_qemu(struct vm *vm, struct argv *argv)
 	return 0;
 }
 
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* One input file: its line, then its bytes; 0, or -1 with why. */
+static int send_file(struct vm *vm, const struct vm_file *f, char *why, size_t whylen)
+{
+	char buf[65536];
+	struct stat st;
+	size_t n;
+	FILE *in;
+	int rc = 0;
+
+	if (!job_file_name_ok(f->name) || !job_file_mode_ok(f->mode)) {
+		snprintf(why, whylen, "%.64s is no name for a guest's input file", f->name);
+		return -1;
+	}
+	if (!f->path) {
+		dprintf(vm->ctl_fd, JOB_FILE_FMT, f->name, f->mode, f->len);
+		return write_all(vm->ctl_fd, f->data, f->len) ? snprintf(why, whylen, "the guest took no more"), -1 : 0;
+	}
+	in = fopen(f->path, "rb");
+	if (!in || fstat(fileno(in), &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > JOB_FILE_MAX) {
+		snprintf(why, whylen, "%s is not a readable file of at most %lu MiB", f->path, JOB_FILE_MAX >> 20);
+		if (in)
+			fclose(in);
+		return -1;
+	}
+	dprintf(vm->ctl_fd, JOB_FILE_FMT, f->name, f->mode, (size_t)st.st_size);
+	for (size_t left = st.st_size; left && !rc; left -= n) {
+		n = fread(buf, 1, left < sizeof(buf) ? left : sizeof(buf), in);
+		rc = !n || write_all(vm->ctl_fd, buf, n) ? -1 : 0;
+		if (!n)
+			break;
+	}
+	fclose(in);
+	if (rc)
+		snprintf(why, whylen, "%s changed while it was sent, or the guest took no more", f->path);
+	return rc;
+}
+
+/* The input files, then the job script (proto/job_files.h). */
 static void send_script(struct vm *vm)
 {
 	size_t len = strlen(vm->o->script);
+	char why[300];
 
+	for (size_t i = 0; i < vm->o->nfiles; i++)
+		if (send_file(vm, &vm->o->files[i], why, sizeof(why)) < 0) {
+			set_message(vm, VM_NO_EXIT, "could not send the guest its input file %s: %s",
+				    vm->o->files[i].name, why);
+			return;
+		}
 	dprintf(vm->ctl_fd, "script %zu\n", len);
-	if (write(vm->ctl_fd, vm->o->script, len) != (ssize_t)len)
+	if (write_all(vm->ctl_fd, vm->o->script, len) < 0)
 		set_message(vm, VM_NO_EXIT, "could not send the job script to the guest");
 }
 

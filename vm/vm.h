@@ -53,9 +53,21 @@ struct vm_hooks {
 	void (*on_fd)(void *ctx, struct vm *vm);
 };
 
+/* One input file for the guest, sent as data before the job script
+ * (proto/job_files.h): /tmp/in/<name>, from a host file or from memory. */
+struct vm_file {
+	const char *name;
+	unsigned int mode;		/* 0644 or 0755 */
+	const char *path;		/* a host file, or NULL: */
+	const char *data;		/* these len bytes */
+	size_t len;
+};
+
 struct vm_options {
 	struct qemu_config qemu;	/* its socket paths are vm_run's own */
 	const char *script;		/* job script text sent to the guest */
+	const struct vm_file *files;	/* sent before it, nfiles of them */
+	size_t nfiles;
 	const char *run_dir;		/* console.log, guest.log, qemu.log go here */
 	int boot_timeout;		/* seconds until the guest says hello */
 	int run_timeout;		/* seconds for the job itself */

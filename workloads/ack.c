@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../proto/ack_line.h"
 #include "ack.h"
 #include "channel.h"
 
@@ -29,10 +30,11 @@ int ack_at(uint64_t seq, uint64_t off, size_t len, const void *addr)
 	if (ack_open() < 0)
 		return -1;
 	ack_marker(seq, addr, len);
-	if (channel_printf(ack_fd, "ack %" PRIu64 " %" PRIu64 " %zu\n", seq, off, len) < 0 ||
+	if (channel_printf(ack_fd, ACK_LINE_FMT, seq, off, (uint64_t)len) < 0 ||
 	    channel_read_line(ack_fd, line, sizeof(line)) < 0)
 		return -1;
-	snprintf(want, sizeof(want), "ok %" PRIu64, seq);
+	snprintf(want, sizeof(want), ACK_REPLY_FMT, seq);
+	want[strcspn(want, "\n")] = '\0'; /* the line as read, without its end */
 	if (strcmp(line, want)) {
 		fprintf(stderr, "ack: host answered '%s' to ack %" PRIu64 "\n", line, seq);
 		return -1;

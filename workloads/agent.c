@@ -9,7 +9,8 @@
  * name in sysfs.
  *
  *   pmem-agent port NAME        print the /dev node of port NAME
- *   pmem-agent hello FILE       announce the guest, receive the job into FILE
+ *   pmem-agent hello FILE       announce the guest, receive its input files
+ *                               into /tmp/in/ and the job into FILE
  *   pmem-agent exit STATUS      report the job's exit status
  *   pmem-agent ask LINE         send LINE, print the host's one-line answer
  */
@@ -20,9 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "../proto/job_files.h"
 #include "channel.h"
 
 static int cmd_port(int argc, char **argv)
@@ -41,7 +44,37 @@ static int cmd_port(int argc, char **argv)
 	return 0;
 }
 
-/* Receive "script <len>\n" and <len> bytes after announcing ourselves. */
+/* One input file (proto/job_files.h) into JOB_FILE_DIR; 0 or -1 (said). */
+static int receive_file(int fd, const char *line)
+{
+	char name[JOB_FILE_NAME_MAX], path[PATH_MAX];
+	unsigned int mode;
+	size_t len;
+	int n = 0, out;
+
+	if (sscanf(line, "file %63s %o %zu%n", name, &mode, &len, &n) != 3 || line[n] || !job_file_name_ok(name) ||
+	    !job_file_mode_ok(mode) || len > JOB_FILE_MAX) {
+		fprintf(stderr, "pmem-agent: refused '%.80s' (want file <name> 644|755 <len>)\n", line);
+		return -1;
+	}
+	if (mkdir(JOB_FILE_DIR, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "pmem-agent: mkdir %s: %s\n", JOB_FILE_DIR, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", JOB_FILE_DIR, name);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	if (out < 0) {
+		fprintf(stderr, "pmem-agent: open %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (channel_copy(fd, out, len) < 0 || fchmod(out, mode) < 0) {
+		close(out);
+		return -1;
+	}
+	return close(out);
+}
+
+/* Announce ourselves, then receive the input files and the job script (proto/job_files.h). */
 static int cmd_hello(int argc, char **argv)
 {
 	struct utsname u;
@@ -57,9 +90,11 @@ static int cmd_hello(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 	uname(&u);
-	if (channel_printf(fd, "hello %s\n", u.release) < 0 ||
-	    channel_read_line(fd, line, sizeof(line)) < 0)
+	if (channel_printf(fd, "hello %s\n", u.release) < 0 || channel_read_line(fd, line, sizeof(line)) < 0)
 		goto out;
+	while (!strncmp(line, "file ", 5))
+		if (receive_file(fd, line) < 0 || channel_read_line(fd, line, sizeof(line)) < 0)
+			goto out;
 	if (sscanf(line, "script %ld", &len) != 1 || len < 0) {
 		fprintf(stderr, "pmem-agent: unexpected reply '%s'\n", line);
 		goto out;

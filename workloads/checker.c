@@ -36,12 +36,10 @@
 
 #include "channel.h"
 #include "../lib/filesystems.h"
+#include "../proto/check_report.h"
 #include "json_out.h"
 #include "record_verify.h"
 
-/* The schema of the document, as crash-inject/judge/judge.h's CHECK_DOC_SCHEMA:
- * the host refuses any other. */
-#define CHECK_DOC_SCHEMA 1
 
 struct target {
 	const char *fs;		/* this image's: ext4, xfs or xfs-reflink */
@@ -177,7 +175,7 @@ static int check_image(int ctl, const struct target *t, unsigned long id, const 
 
 	if (!out)
 		return -1;
-	fprintf(out, "{\"schema\":%d,\"kind\":\"check\",\"image\":%lu", CHECK_DOC_SCHEMA, id);
+	fprintf(out, "{\"schema\":%d,\"kind\":\"%s\",\"image\":%lu", CHECK_DOC_SCHEMA, CHECK_DOC_KIND, id);
 	flush_err[0] = flush_buffers(t->dev);
 	if (mount(t->dev, t->mnt, type, 0, "dax") == 0) {
 		fputs(",\"mounted\":true", out);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../proto/ack_line.h"
 #include "ack_stream.h"
 
 /* A decimal u64 and the character after it; -1 on anything else (a sign,
@@ -64,11 +65,11 @@ enum ack_take ack_stream_take(struct ack_stream *s, const char *line, struct ack
 			      char *why, size_t whylen)
 {
 	size_t max = s->max_acks ? s->max_acks : ACK_STREAM_MAX;
-	const char *p = line + 4;
+	const char *p = line + strlen(ACK_LINE_PREFIX);
 	struct ack_slot *slot;
 	uint64_t seq, off, len;
 
-	if (strncmp(line, "ack ", 4))
+	if (strncmp(line, ACK_LINE_PREFIX, strlen(ACK_LINE_PREFIX)))
 		return ACK_NOT_ACK;
 	if (parse_u64(&p, &seq) || *p++ != ' ' || parse_u64(&p, &off) || *p++ != ' ' ||
 	    parse_u64(&p, &len) || *p)

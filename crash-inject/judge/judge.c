@@ -152,7 +152,7 @@ static const char *header(const json_t *doc, long image)
 		return "not a JSON object";
 	if (!json_is_integer(schema) || json_integer_value(schema) != CHECK_DOC_SCHEMA)
 		return "another schema than 1: the checker's guest image is older or newer than the harness (make images)";
-	if (!kind || strcmp(kind, "check"))
+	if (!kind || strcmp(kind, CHECK_DOC_KIND))
 		return "its kind is not check";
 	if (!json_is_integer(img) || json_integer_value(img) != image)
 		return "it is not on this image";
@@ -166,7 +166,7 @@ int check_doc_is_other(const json_t *doc, long image)
 
 	if (!json_is_integer(schema) || json_integer_value(schema) != CHECK_DOC_SCHEMA)
 		return 0;
-	return (json_is_string(kind) && strcmp(json_string_value(kind), "check")) ||
+	return (json_is_string(kind) && strcmp(json_string_value(kind), CHECK_DOC_KIND)) ||
 	       (json_is_integer(img) && json_integer_value(img) != image);
 }
 

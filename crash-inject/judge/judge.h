@@ -19,50 +19,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../proto/check_report.h"
+
 struct check_phases;	/* check_phases.h */
 
 struct ack_rec {
 	uint64_t seq, off;
 	size_t len;
 };
-
-/*
- * The checker guest's report on one image is one JSON document on one line
- * of its control port (workloads/checker.c writes it; the slot takes it,
- * crash-inject/judge/check_block.h), schema 1:
- *
- *   {"schema":1,"kind":"check","image":17,
- *    "mounted":true,
- *    "mount_error":"ext4 /dev/pmem0 on /mnt: Invalid argument",
- *    "files":[{"name":"crash/data","missing":false,"size":16384,
- *              "slots":[[0,0,"V",3],[1,1,"T",4],[2,3,"Z",0]],
- *              "error":"read slots 0-255: Input/output error"}],
- *    "user_check":0,
- *    "umount_error":"Device or resource busy",
- *    "flush_errors":["/dev/pmem0: Invalid argument"],
- *    "fsck":0,
- *    "phase":{"mount":12.5,"verify":3.1,"umount":2.0,"fsck":40.2}}
- *
- *   image         the item the host handed out ("image <i> ..."): the
- *                 document is refused for any other
- *   mounted       mount -o dax succeeded; mount_error says why not
- *   files         one per crash file the record verifier read (none when
- *                 the image did not mount or a user's checker ran): missing
- *                 when it does not exist, else its size and its slots as
- *                 runs [first, last, state, seq] of equal slots (state V,
- *                 Z, T or X, see workloads/record.h; seq the header's
- *                 sequence for V and T, else 0, at most 2^63 - 1); error
- *                 when it could not be read to the end
- *   user_check    the exit status of the user's CHECK program (only then)
- *   umount_error, flush_errors   what went wrong, for the log (not judged)
- *   fsck          the exit status of e2fsck -fn / xfs_repair -n
- *   phase         guest milliseconds per step (check_phases.h)
- *
- * Optional fields are absent rather than empty. A field the loader does
- * not know is ignored; a known one of the wrong type, or out of bounds,
- * refuses the document (but an absurd phase is only not believed).
- */
-#define CHECK_DOC_SCHEMA 1
 
 struct check_report {
 	int mounted;		/* mount succeeded */

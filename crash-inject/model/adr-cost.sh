@@ -20,15 +20,14 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/adr-cost.XXXXXX")
 mdir=$(mktemp -d /dev/shm/adr-cost.XXXXXX 2>/dev/null || mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$out" "$mdir"' EXIT
 
-# The job without acknowledgements: no harness answers them here.
+# The job without acknowledgements (no harness answers them here), sent to
+# the guest as data: /tmp/in/job.fio.
+sed 's/^verify=1/verify=0/' "$job" >"$out/job.fio"
 {
 	echo ". /usr/share/pmem/lib.sh"
 	echo "pmem_mount"
 	echo "mkdir -p /mnt/crash"
-	echo "cat >/tmp/job.fio <<'PMEM_JOB_EOF'"
-	sed 's/^verify=1/verify=0/' "$job"
-	echo "PMEM_JOB_EOF"
-	echo "pmem-writer --no-trace --output /tmp/r.json /tmp/job.fio"
+	echo "pmem-writer --no-trace --output /tmp/r.json /tmp/in/job.fio"
 } >"$out/job.sh"
 
 size=$(stat -L -c %s "$B/images/$fs.img")
@@ -45,7 +44,7 @@ for r in $(seq "$reps"); do
 			cp --sparse=always "$B/images/$fs.img" "$mdir/durable"
 			args=(--plugin "$plugin,base=0x100000000,size=$region,media=$d/nvdimm.img,durable=$mdir/durable,state=$mdir/state")
 		fi
-		"$B/pmem-harness" run --kernel "$kernel" --fs "$fs" --accel tcg --script "$out/job.sh" \
+		"$B/pmem-harness" run --kernel "$kernel" --fs "$fs" --accel tcg --script "$out/job.sh" --file "job.fio=$out/job.fio" \
 			--out "$d" --quiet "${args[@]}" >/dev/null 2>"$d/err" ||
 			{ echo "adr-cost: the guest failed (model $model): $(tail -n 1 "$d/err")" >&2; exit 1; }
 		t=$(jq -r '.run_seconds' "$d/vm.json")

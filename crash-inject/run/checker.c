@@ -40,7 +40,6 @@
 #include "../judge/layout.h"
 #include "../judge/check_block.h"
 #include "checker.h"
-#include "../../vm/embed.h"
 #include "../../lib/rundir.h"
 #include "../../vm/vm.h"
 
@@ -135,23 +134,9 @@ static void slot_line(void *ctx, struct vm *vm, const char *line)
 	}
 }
 
-/* The checker's job is a file in the guest image (vm-images/guest/checker-job.sh). */
+/* The checker's job is a file in the guest image (vm-images/guest/checker-job.sh);
+ * a user's checker goes with it as data, /tmp/in/check. */
 static const char checker_job[] = "exec sh /usr/share/pmem/checker-job.sh\n";
-
-static char *checker_script(const struct checker_options *o)
-{
-	char *script = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&script, &len);
-
-	if (!f)
-		return NULL;
-	if (o->check && embed_binary(f, o->check, "/tmp/check") < 0)
-		fprintf(stderr, "crashtest: could not carry %s into the checker\n", o->check);
-	fputs(checker_job, f);
-	fclose(f);
-	return script;
-}
 
 static int slot_main(const struct checker_options *o, int index, int fd)
 {
@@ -160,11 +145,11 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 	/* The report is one line, up to the bound: taken whole. */
 	struct vm_hooks hooks = { .ctx = &sl, .on_line = slot_line, .line_max = CHECK_BLOCK_MAX,
 				  .on_tick = slot_tick, .tick_ms = 500 };
-	char *script = checker_script(o);
+	const struct vm_file check = { .name = "check", .mode = 0755, .path = o->check };
 	int attempt;
 
 	sl.from_pool = fdopen(dup(fd), "r");
-	if (!script || !sl.from_pool)
+	if (!sl.from_pool)
 		return 1;
 	for (attempt = 0; !sl.stop && attempt < SLOT_MAX_GUESTS; attempt++) {
 		char rdir[1100], kpath[1024], ipath[1024];
@@ -203,7 +188,9 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 		vo.qemu.cpu = "max,erms=off,fsrm=off,sse4.2=off";
 		vo.boot_timeout = CHECK_BOOT_TIMEOUT;
 		vo.run_timeout = 7 * 24 * 3600; /* it waits for the pool between sets */
-		vo.script = script;
+		vo.script = checker_job;
+		vo.files = o->check ? &check : NULL;
+		vo.nfiles = o->check ? 1 : 0;
 		vo.run_dir = rdir;
 		vo.hooks = &hooks;
 		sl.t_start = now_s();
@@ -219,7 +206,6 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 			r.message[0] ? r.message : vm_status_name(r.status));
 		sl.current = -1;
 	}
-	free(script);
 	return 0;
 }
 

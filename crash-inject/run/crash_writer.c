@@ -19,10 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../proto/ack_line.h"
 #include "../image.h"
 #include "crash.h"
 #include "../../lib/diskfull.h"
-#include "../../vm/embed.h"
 #include "../../lib/shell_word.h"
 #include "../../lib/textfile.h"
 
@@ -223,7 +223,7 @@ static void writer_line(void *ctx, struct vm *vm, const char *line)
 		take_image(st, vm, "ack", 0);
 		st->next_ack_crash += 15 + rand_r(&st->rng) % 30;
 	}
-	vm_reply(vm, "ok %llu\n", (unsigned long long)rec.seq);
+	vm_reply(vm, ACK_REPLY_FMT, rec.seq);
 }
 
 /* The model was told where the NVDIMM is; QEMU must agree. */
@@ -275,23 +275,17 @@ static void writer_tick(void *ctx, struct vm *vm)
 }
 
 /*
- * The writer guest's job: its input as data (the job file, or a user's
- * program) and the parameters of vm-images/guest/crash-writer.sh, which
- * runs it. The filesystem was checked (ext4, xfs, xfs-reflink), but a
+ * The writer guest's job: the parameters of vm-images/guest/crash-writer.sh,
+ * which runs its input (the job file, or a user's program: writer_input()
+ * sends it as data). The filesystem was checked (ext4, xfs, xfs-reflink), but a
  * mode is any word of the scenario table or --mode: both go as sh words.
  */
 static char *writer_script(const struct crash_scenario_state *st, const struct scenario *sc, const char *fs)
 {
-	char *s = NULL, *text;
+	char *s = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&s, &len);
 
-	/* A user's program is its own job: sc->job is then its source, not a job file. */
-	text = st->program ? NULL : read_text_file(sc->job);
-	if (text)
-		fprintf(f, "cat >/tmp/job.fio <<'PMEM_JOB_EOF'\n%s\nPMEM_JOB_EOF\n", text);
-	if (st->program)
-		embed_binary(f, st->program, "/tmp/prog");
 	fputs("export PMEM_FS=", f);
 	shell_word(f, fs);
 	fputs(" PMEM_CRASH_MODE=", f);
@@ -299,8 +293,16 @@ static char *writer_script(const struct crash_scenario_state *st, const struct s
 	fprintf(f, " PMEM_CRASH_ADR=%d PMEM_CRASH_PROGRAM=%d\nexec sh /usr/share/pmem/crash-writer.sh\n", is_adr(st),
 		st->program != NULL);
 	fclose(f);
-	free(text);
 	return s;
+}
+
+/* What the writer runs, as /tmp/in/prog or /tmp/in/job.fio: a user's program is
+ * its own job (sc->job is then its source, not a job file). */
+static struct vm_file writer_input(const struct crash_scenario_state *st, const struct scenario *sc)
+{
+	if (st->program)
+		return (struct vm_file){ .name = "prog", .mode = 0755, .path = st->program };
+	return (struct vm_file){ .name = "job.fio", .mode = 0644, .path = sc->job };
 }
 
 int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc, const char *fs,
@@ -311,6 +313,7 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 	struct vm_hooks hooks = { .ctx = st, .on_line = writer_line, .on_tick = writer_tick, .tick_ms = 50,
 				  .poll_fd = writer_poll_fd, .on_fd = writer_fd };
 	struct vm_options o;
+	struct vm_file input;
 	char *script;
 
 	snprintf(golden, sizeof(golden), "%s/images/%s.img", opt->build, fs);
@@ -365,7 +368,10 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 		o.qemu.append = "nokaslr";
 	}
 	script = writer_script(st, sc, fs);
+	input = writer_input(st, sc);
 	o.script = script;
+	o.files = &input;
+	o.nfiles = 1;
 	o.run_dir = st->dir;
 	o.hooks = &hooks;
 	vm_run(&o, r);

@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # One bench unit in the guest: every mode x job, then the fio peer. The
-# host's job (bench/bench_unit.c) writes the unit's job files as
-# /tmp/jobs/<job>.fio and runs this file with
+# host (bench/bench_unit.c) sends the unit's job files as data,
+# /tmp/in/<job>.fio (proto/job_files.h), and runs this file with
 #   PMEM_BENCH_MODES  the modes, in the order this repetition runs them
 #   PMEM_BENCH_JOBS   the job names, in order ("peer" runs only as the peer)
 #   PMEM_BENCH_PEER   1: run the peer job with our writer and real fio
@@ -13,7 +13,7 @@ set -u
 . /usr/share/pmem/lib.sh
 # shellcheck disable=SC2119 # its mode is optional: none is plain -o dax
 pmem_mount
-mkdir -p /mnt/bench /tmp/jobs
+mkdir -p /mnt/bench
 # The golden ext4 image's inode tables were never zeroed, so every mount
 # starts ext4lazyinit, which zeroes them in the background for the whole
 # unit and holds a journal handle while it does: faults that run meanwhile
@@ -34,7 +34,7 @@ failed() { # tool mode job
 
 writer() { # mode job [persist]
 	rm -rf /mnt/bench/*; sync
-	if pmem-writer --map "$1" ${3:+--persist "$3"} --output /tmp/r.json "/tmp/jobs/$2.fio"; then
+	if pmem-writer --map "$1" ${3:+--persist "$3"} --output /tmp/r.json "/tmp/in/$2.fio"; then
 		answer writer "$1${3:++$3}" "$2" /tmp/r.json
 	else failed writer "$1" "$2"; fi
 }
@@ -51,8 +51,8 @@ fio_peer() { # engine job
 	extra=
 	[ "$1" != libpmem ] || extra='\nsync=1'
 	nothp=--no-thp
-	! grep -q '^fault_size=pmd' "/tmp/jobs/$2.fio" || nothp=
-	sed -E '/^(map|persist|persist_every|prealloc|fault_size|verify|ioengine)=/d; s/^\[global\]$/[global]\nioengine='"$1"'\noverwrite=1'"$extra"'/' "/tmp/jobs/$2.fio" >/tmp/fio.job
+	! grep -q '^fault_size=pmd' "/tmp/in/$2.fio" || nothp=
+	sed -E '/^(map|persist|persist_every|prealloc|fault_size|verify|ioengine)=/d; s/^\[global\]$/[global]\nioengine='"$1"'\noverwrite=1'"$extra"'/' "/tmp/in/$2.fio" >/tmp/fio.job
 	if pmem-peer $nothp --json /tmp/f.json -- fio --output-format=json --output=/tmp/f.json /tmp/fio.job >/tmp/fio.err 2>&1; then
 		answer fio "fio-$1" "$2" /tmp/f.json
 	else failed fio "fio-$1" "$2"; sed 's/^/fio: /' /tmp/fio.err; fi
