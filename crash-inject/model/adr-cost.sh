@@ -6,7 +6,7 @@
 #
 #   crash-inject/model/adr-cost.sh [JOB.fio] [REPS]     (make adr-cost)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 job=${1:-workloads/crash/alloc-clwb.fio}
 reps=${2:-3}
 B=${PMEM_BUILD:-build}
