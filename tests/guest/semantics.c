@@ -799,6 +799,16 @@ static void run_flag_tests(void)
 		  PMEM_AWARE_VMFLAG },
 		{ "sync-aware-has-both-flags", cfg.dir, MAP_SHARED_VALIDATE | MAP_SYNC | MAP_PMEM_AWARE,
 		  cfg.aware ? 0 : EOPNOTSUPP, "sf " PMEM_AWARE_VMFLAG, NULL },
+		/*
+		 * Upstream's own behaviour, against do_mmap()'s comment that
+		 * MAP_SHARED silently ignores non-legacy flags: vm_flags are
+		 * computed before the flags are stripped, so MAP_SYNC gives a
+		 * VM_SYNC mapping on a DAX file and EOPNOTSUPP on a non-DAX one
+		 * (docs/map-shared-sync.md). These pass while the kernel does so.
+		 */
+		{ "upstream-shared-sync-is-vm-sync", cfg.dir, MAP_SHARED | MAP_SYNC, 0, "sf", NULL },
+		{ "upstream-shared-sync-fails-on-nondax-file", cfg.nondax, MAP_SHARED | MAP_SYNC, EOPNOTSUPP, NULL,
+		  NULL },
 	};
 	size_t i;
 
@@ -953,7 +963,7 @@ int main(int argc, char **argv)
 		return usage();
 
 	rd_tracked = read_faults_tracked(rel, sizeof(rel));
-	tap_plan(6 + 16 + 1 + 1 + 7 + 4 + 4 + 4);
+	tap_plan(8 + 16 + 1 + 1 + 7 + 4 + 4 + 4);
 	tap_diag("kernel %s %s MAP_PMEM_AWARE, read faults %s; flush instruction %s",
 		 rel, cfg.aware ? "with" : "without", rd_tracked ? "tracked" : "not tracked",
 		 cpu_flush_insn());
