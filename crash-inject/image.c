@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "../lib/diskfull.h"
 #include "image.h"
 
 static int copy_range(int in, int out, off_t off, off_t len)
@@ -74,7 +75,8 @@ int image_copy(const char *src, const char *dst)
 	ret = copy_extents(in, out, st.st_size, 0);
 out:
 	err = errno;
-	if (ret < 0)
+	/* A full disk is the caller's to say, in the one line that stops the run. */
+	if (ret < 0 && !disk_full_errno(err))
 		fprintf(stderr, "crash image: copying %s to %s: %s\n", src, dst, strerror(err));
 	if (in >= 0)
 		close(in);

@@ -161,5 +161,24 @@ echo "# resumed:       $got"
 	[ "$(jq -c '.scenarios[0]' "$sum")" = "$row0" ] && [ "$(grep -c 'judged before the interruption, kept$' "$out/done.err")" -eq 2 ] &&
 	[ -z "$(said "$out/done.err")" ] && grep -q 'as expected' "$out/done.out" && whole "$run"
 tap_ok $? "with room the resume completes the run in $secs s, both rows kept, with the verdicts of the uninterrupted one (rc $rc)"
+# --- an ADR crash point, while the model saves it ---------------------------
+# Held at the copy that saves the first crash point (images/p000.adr): a
+# point the disk cannot take stops the run, as an image would; none is
+# dropped without a word. With room the resume takes the points again.
+adr=(--program tests/fixtures/adr-flush.c --fs ext4 --checkers 1 --platform adr)
+held_run adr program__ext4/images/p000.adr any 1 "${adr[@]}" --results "$small" --run-id a
+adir=$small/a/crash/program__ext4
+line="crashtest: program on ext4 stopped: the disk under $adir is full: writing $adir/images/p000.adr failed: No space left on device; the summary holds the 0 scenarios judged before ($small/a/crash/summary.json); free space, then finish the run with --resume a (make crashtest RESUME=a)"
+[ "$held" = yes ] && [ "$rc" -eq 1 ] && [ "$(said "$out/adr.err" | wc -l)" -eq 1 ] && grep -Fqx "$line" "$out/adr.err" &&
+	[ ! -e "$adir/images/p000.adr" ] && whole "$small/a"
+tap_ok $? "an ADR crash point the disk cannot take: stopped in one line naming it, no point file left (rc $rc)" "$out/adr.err"
+room
+"$H" crashtest "${adr[@]}" --results "$small" --resume a >"$out/adr-done.out" 2>"$out/adr-done.err"
+rc=$?
+n=$(jq '.scenarios[0] | .images' "$small/a/crash/summary.json")
+[ "$rc" -eq 0 ] && jq -e '.complete and .scenarios[0].images > 0 and .scenarios[0].verdicts.intact == .scenarios[0].images' \
+	"$small/a/crash/summary.json" >/dev/null
+tap_ok $? "with room the resume takes the crash points again: $n ADR images, all intact (rc $rc)" "$out/adr-done.err"
+
 echo "# tests/crash-diskfull.t took $(($(date +%s) - t_start)) s"
 tap_done

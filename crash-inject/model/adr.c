@@ -241,10 +241,12 @@ int adr_snapshot(const struct adr_model *m, const char *media, struct adr_point 
 			fd = -1;
 		}
 	if (fd < 0 || image_copy(m->durable, pt->adr) < 0 || image_sum(pt->adr, &pt->adr_sum) < 0) {
-		fprintf(stderr, "adr: cannot snapshot the crash point from %s\n", media);
+		int err = errno;
+
 		if (fd >= 0)
 			close(fd);
 		adr_point_free(pt);
+		errno = err; /* the caller tells a full disk from other failures */
 		return -1;
 	}
 	close(fd);

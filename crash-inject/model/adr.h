@@ -90,7 +90,9 @@ void adr_model_stop(struct adr_model *m);
 /*
  * Snapshot a point (the vCPU held, or QEMU gone): the durable file ->
  * pt->adr, the pending lines, their current bytes from media, and the
- * counters. 0 or -1.
+ * counters. 0, or -1: with one line on stderr when the model's state is
+ * unreadable, else silently with errno from the copy (ENOSPC: the disk is
+ * full), which the caller reports.
  */
 int adr_snapshot(const struct adr_model *m, const char *media, struct adr_point *pt);
 void adr_point_free(struct adr_point *pt);

@@ -106,8 +106,20 @@ static void take_point(struct crash_scenario_state *st, struct vm *vm, const cha
 			pt->rec = st->model.rec;
 			pt->has_rec = 1;
 		}
-		if (adr_snapshot(&st->model, vm_nvdimm(vm), pt) == 0)
+		if (adr_snapshot(&st->model, vm_nvdimm(vm), pt) == 0) {
 			st->npoints++;
+		} else if (disk_full_errno(errno)) {
+			/* No point is dropped without a word: the run stops here,
+			 * as a full disk stops it anywhere else. */
+			disk_full_writing(st->disk_full, sizeof(st->disk_full), st->dir, pt->adr, errno);
+			unlink(pt->adr);
+			vm_kill(vm);
+			return;
+		} else if (!st->model_error[0]) {
+			snprintf(st->model_error, sizeof(st->model_error),
+				 "crash point %zu (%s) could not be saved (%s): the model's images miss it",
+				 st->npoints, kind, strerror(errno));
+		}
 	}
 	if (ack && st->nacks + 1 == st->next_ack_crash)
 		st->next_ack_crash += 15 + rand_r(&st->rng) % 30;
