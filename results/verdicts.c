@@ -27,6 +27,8 @@ const char *verdict_result(json_t *row)
 		return "WRITER FAILED: its job did not finish (see the summary)";
 	if (json_array_size(json_object_get(row, "unexpected_images")))
 		return "UNEXPECTED: see the image JSONs";
+	if (num(row, "acked_not_durable") && !strcmp(str(row, "expect"), "intact"))
+		return "UNEXPECTED: records acknowledged with lines not durable (see the summary's model)";
 	if (json_is_true(json_object_get(row, "missed")))
 		return "MISSED: the planted bug lost nothing";
 	if (json_is_true(json_object_get(row, "model_incomplete")))
@@ -35,6 +37,8 @@ const char *verdict_result(json_t *row)
 	torn = num(json_object_get(row, "verdicts"), "torn");
 	if ((lost || torn) && !strcmp(str(row, "expect"), "lost"))
 		return "caught: acknowledged records lost (why: below)";
+	if (num(row, "acked_not_durable") && !strcmp(str(row, "expect"), "lost"))
+		return "caught at the ack: records acknowledged with lines not durable";
 	if (lost && torn)
 		return "as allowed: acknowledged records were lost and torn";
 	if (lost || torn)

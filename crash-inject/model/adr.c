@@ -356,3 +356,39 @@ const char *adr_line_why(const struct adr_line *l)
 		       "written back, never fenced";
 	return "never written back";
 }
+
+int adr_pending_in_record(const struct adr_model *m, const struct adr_record *rec, struct adr_line *first)
+{
+	int fd = open(m->state, O_RDONLY | O_CLOEXEC), count = 0;
+	struct adr_state hdr;
+	struct stat s;
+	size_t bytes;
+	void *map;
+
+	if (fd < 0 || fstat(fd, &s) < 0 || pread(fd, &hdr, sizeof(hdr), 0) != sizeof(hdr) ||
+	    memcmp(hdr.magic, ADR_STATE_MAGIC, 8) || hdr.version != ADR_STATE_VERSION ||
+	    hdr.npending > hdr.capacity ||
+	    sizeof(hdr) + hdr.capacity * sizeof(struct adr_line) > (uint64_t)s.st_size) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	bytes = sizeof(hdr) + hdr.npending * sizeof(struct adr_line);
+	map = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -1;
+	for (uint64_t i = 0; i < hdr.npending; i++) {
+		const struct adr_line *l = &((struct adr_state *)map)->lines[i];
+
+		for (size_t e = 0; e < rec->n; e++)
+			if (l->off + ADR_LINE > rec->ext[e].region_off &&
+			    l->off < rec->ext[e].region_off + rec->ext[e].len) {
+				if (!count++ && first)
+					*first = *l;
+				break;
+			}
+	}
+	munmap(map, bytes);
+	return count;
+}

@@ -95,6 +95,15 @@ void adr_model_stop(struct adr_model *m);
  * full), which the caller reports.
  */
 int adr_snapshot(const struct adr_model *m, const char *media, struct adr_point *pt);
+
+/*
+ * At an ack point (the vCPU held): how many of the lines still pending lie
+ * in the record being acknowledged, rec; the first of them in *first (may
+ * be NULL). A line pending there is one the program claims durable and
+ * strict ADR would lose: checked at every ack, not only the sampled ones
+ * that become images. -1 when the state cannot be read.
+ */
+int adr_pending_in_record(const struct adr_model *m, const struct adr_record *rec, struct adr_line *first);
 void adr_point_free(struct adr_point *pt);
 
 /*

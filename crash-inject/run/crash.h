@@ -104,6 +104,11 @@ struct crash_scenario_state {
 	char model_error[256];
 	struct adr_record last_rec;	/* the last ack point's record */
 	int have_last_rec;
+	/* Every ack point checked against the lines still pending (all of them,
+	 * not only those sampled as images): checked, without the record's
+	 * place (ack() rather than ack_at()), and with lines of it pending. */
+	uint64_t acks_checked, acks_unlocated, acks_pending, first_pending_seq;
+	struct adr_line first_pending;
 	/* the images, and per image what the checker needs and says (same index) */
 	struct image *images;
 	struct check_item *checks;

@@ -44,7 +44,7 @@ static json_t *points_by_kind(const struct crash_scenario_state *st)
 
 /* The model's own health: a flush it could not place or a line it could not
  * hold means its images may keep what a real machine would lose. */
-static json_t *model_json(const struct crash_scenario_state *st, int *incomplete)
+static json_t *model_json(const struct crash_scenario_state *st, struct symbolizer *sym, int *incomplete)
 {
 	const struct adr_counters *k = st->npoints ? &st->points[st->npoints - 1].counters : NULL;
 	json_t *m;
@@ -61,6 +61,16 @@ static json_t *model_json(const struct crash_scenario_state *st, int *incomplete
 		      "pending_at_last_point", (json_int_t)k->pending);
 	/* Which kinds of crash point the run reached: acks, sampled fences, times. */
 	json_object_set_new(m, "points_by_kind", points_by_kind(st));
+	/* Every ack, checked for lines of its record still pending (check_ack()). */
+	json_object_set_new(m, "acks_checked", json_integer(st->acks_checked));
+	json_object_set_new(m, "acks_unlocated", json_integer(st->acks_unlocated));
+	json_object_set_new(m, "acks_with_pending_lines", json_integer(st->acks_pending));
+	if (st->acks_pending)
+		json_object_set_new(m, "first_pending_ack",
+				    json_pack("{s:I, s:I, s:s, s:s}", "seq", (json_int_t)st->first_pending_seq,
+					      "offset", (json_int_t)st->first_pending.off, "why",
+					      adr_line_why(&st->first_pending), "site",
+					      symbolize_store(sym, st->first_pending.pc, st->first_pending.caller)));
 	if (k->unresolved_flushes)
 		json_object_set_new(m, "last_unresolved_pc", json_sprintf("0x%llx", (unsigned long long)k->last_unresolved_pc));
 	if (st->model.protocol_error[0])
@@ -211,7 +221,7 @@ static int judge_image(struct crash_scenario_state *st, const struct scenario *s
 
 /* The scenario's row of summary.json, from its sums and how it ran. */
 static json_t *scenario_row(struct crash_scenario_state *st, const struct scenario *sc, const char *fs,
-			    struct verdict_sums *sums, const struct crash_row_facts *f)
+			    struct verdict_sums *sums, const struct crash_row_facts *f, struct symbolizer *sym)
 {
 	json_t *row;
 	int incomplete = 0;
@@ -224,7 +234,11 @@ static json_t *scenario_row(struct crash_scenario_state *st, const struct scenar
 			vm_status_name(f->status), "deduplicated", (json_int_t)f->twins);
 	if (sc->kernel[0])
 		json_object_set_new(row, "kernel", json_string(sc->kernel));
-	if (!strcmp(sc->expect, "lost") && !sums->losses)
+	/* Acks whose record still had lines pending: lost at that point under
+	 * strict ADR, whether or not an image was taken there. */
+	if (is_adr(st) && st->acks_pending)
+		json_object_set_new(row, "acked_not_durable", json_integer(st->acks_pending));
+	if (!strcmp(sc->expect, "lost") && !sums->losses && !(is_adr(st) && st->acks_pending))
 		json_object_set_new(row, "missed", json_true());
 	if (st->protocol_error[0])
 		json_object_set_new(row, "protocol_error", json_string(st->protocol_error));
@@ -235,7 +249,7 @@ static json_t *scenario_row(struct crash_scenario_state *st, const struct scenar
 		json_object_set_new(row, "causes", cause_tally_list(sums->causes, 8));
 	json_decref(sums->causes);
 	if (is_adr(st)) {
-		json_object_set_new(row, "model", model_json(st, &incomplete));
+		json_object_set_new(row, "model", model_json(st, sym, &incomplete));
 		if (incomplete)
 			json_object_set_new(row, "model_incomplete", json_true());
 	}
@@ -272,7 +286,7 @@ json_t *crash_judge(struct crash_scenario_state *st, const struct scenario *sc, 
 		free(st->images[i].keep);
 		st->images[i].keep = NULL;
 	}
-	row = scenario_row(st, sc, fs, &sums, f);
+	row = scenario_row(st, sc, fs, &sums, f, &sym);
 	if (is_adr(st)) {
 		for (i = 0; i < st->npoints; i++) {
 			unlink(st->points[i].adr);

@@ -147,7 +147,9 @@ int crash_summary_finish(const struct crash_options *o, json_t *rows, double sec
 		unexpected += json_array_size(json_object_get(row, "unexpected_images")) > 0 ||
 			      json_is_true(json_object_get(row, "missed")) ||
 			      json_object_get(row, "protocol_error") || json_object_get(row, "writer_failure") ||
-			      json_is_true(json_object_get(row, "model_incomplete"));
+			      json_is_true(json_object_get(row, "model_incomplete")) ||
+			      (json_integer_value(json_object_get(row, "acked_not_durable")) > 0 &&
+			       !strcmp(json_string_value(json_object_get(row, "expect")) ?: "", "intact"));
 	}
 	doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:b, s:f, s:I, s:{s:i, s:i, s:f}}", "schema", 1, "run_id",
 			o->run_id, "accel", o->accel, "kernel", o->kernel, "scenarios", rows, "complete", 1,

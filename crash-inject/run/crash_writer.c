@@ -30,6 +30,7 @@ void crash_writer_begin(struct crash_scenario_state *st, const char *platform)
 {
 	st->nacks = st->nimages = st->npoints = 0;
 	st->done = st->base_checked = st->have_last_rec = 0;
+	st->acks_checked = st->acks_unlocated = st->acks_pending = 0;
 	st->model_error[0] = st->protocol_error[0] = st->disk_full[0] = st->log_error[0] = '\0';
 	st->ack_log_len = 0;
 	ack_stream_free(&st->stream);
@@ -91,12 +92,42 @@ static void add_ack(struct crash_scenario_state *st, uint64_t seq, uint64_t off,
  * come before the ack's system call, so the record being acknowledged counts
  * as acknowledged in the image: the program has claimed it durable.
  */
+/*
+ * Every ack point, sampled or not: are lines of the record being
+ * acknowledged still pending? Exhaustive over the acks, and no image is
+ * needed: such a line is lost in the strict-ADR image of this point.
+ */
+static void check_ack(struct crash_scenario_state *st)
+{
+	struct adr_line first;
+	int n;
+
+	if (!st->model.have_rec) {
+		st->acks_unlocated++;
+		return;
+	}
+	n = adr_pending_in_record(&st->model, &st->model.rec, &first);
+	if (n < 0) {
+		if (!st->model_error[0])
+			snprintf(st->model_error, sizeof(st->model_error),
+				 "the model state could not be read at ack %llu", (unsigned long long)st->model.rec.seq);
+		return;
+	}
+	st->acks_checked++;
+	if (n && !st->acks_pending++) {
+		st->first_pending_seq = st->model.rec.seq;
+		st->first_pending = first;
+	}
+}
+
 static void take_point(struct crash_scenario_state *st, struct vm *vm, const char *kind, int answer)
 {
 	int ack = !strcmp(kind, "ack");
 	int want = !ack || st->nacks + 1 == st->next_ack_crash;
 	struct adr_point *pt = &st->points[st->npoints];
 
+	if (ack)
+		check_ack(st);
 	if (want && st->npoints < MAX_POINTS) {
 		memset(pt, 0, sizeof(*pt));
 		snprintf(pt->kind, sizeof(pt->kind), "%s", kind);
