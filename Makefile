@@ -39,8 +39,8 @@ SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
 BUILD_DIR := build
 
 # Flavours the test suite boots; `make kernels` builds every flavour.
-TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-nogate 6.1-aware-cowuntracked 6.1-aware-wpaware \
-		6.12-stock 6.12-aware 6.12-aware-nogate 6.12-aware-cowuntracked 6.12-aware-wpaware \
+TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-nogate 6.1-aware-wpaware \
+		6.12-stock 6.12-aware 6.12-aware-nogate 6.12-aware-wpaware \
 		6.1-stock-cowflush 6.12-stock-cowflush 6.12-general
 ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 
@@ -294,8 +294,8 @@ test-kernels:
 # Every patch of each series builds on its own (tests/patches-bisect.t runs it).
 bisect-check:
 	vm-images/build-kernel.sh 6.1-stock 6.12-stock
-	vm-images/check-bisect.sh 6.1 rdfix aware
-	vm-images/check-bisect.sh 6.12 aware
+	vm-images/check-bisect.sh 6.1 rdfix cow-flush aware
+	vm-images/check-bisect.sh 6.12 cow-flush aware
 
 # Every file of vm-images/guest/ goes into both images.
 GUEST_SCRIPTS := $(wildcard vm-images/guest/*) vm-images/filesystems

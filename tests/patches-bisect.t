@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.." || exit 1
 . tests/lib/guest-tap.sh
 
 echo "TAP version 13"
-for spec in "6.1 rdfix aware" "6.12 aware"; do
+for spec in "6.1 rdfix cow-flush aware" "6.12 cow-flush aware"; do
 	# shellcheck disable=SC2086
 	vm-images/check-bisect.sh $spec >"$RUNS/bisect.out" 2>"$RUNS/bisect.err"
 	rc=$?

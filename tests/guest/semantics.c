@@ -607,11 +607,13 @@ static void run_pmd_tests(void)
 
 /*
  * A write fault on a reflinked block makes the kernel copy the old block
- * into the new one with cached stores. Every mode must leave that copy
- * for fsync to write back (series v2, patch 4); v1 left it untracked in
- * the aware modes. The sync modes write some entries back twice (each
- * synchronous fault's own fsync flushes the previous fault's entry), so
- * the bound is at least one write-back per page.
+ * into the new one. The legacy modes leave the entry for fsync to write
+ * back: at least one write-back per page (the sync mode writes some twice:
+ * each synchronous fault's own fsync flushes the previous fault's entry).
+ * The aware modes track nothing, the CoW fault included (series v3, patch
+ * 4): the fault wrote its copy back itself (the cow-flush fix the series
+ * is based on), so fsync writes back none. Whether that copy is durable
+ * only an ADR model can see: tests/adr.t runs these faults under it.
  */
 static int test_cow(void *arg)
 {
@@ -640,16 +642,19 @@ static int test_cow(void *arg)
 		cpu_flush(p, NPAGES * PAGE);
 	CHECK(fsync(fd) == 0, "fsync: %s", strerror(errno));
 	events = trace_count_writebacks(file_ino(fd));
-	tap_diag("cow %s: %ld dax_writeback_one events for %d CoW pages (at least %d expected)",
-		 m->name, events, NPAGES, NPAGES);
+	tap_diag("cow %s: %ld dax_writeback_one events for %d CoW pages (%s expected)",
+		 m->name, events, NPAGES, m->aware ? "none" : "at least one a page");
 	for (i = 0; i < NPAGES; i++) {
 		CHECK(pread(sfd, buf, 2, (off_t)i * PAGE) == 2 && buf[1] == 0x5a,
 		      "the source changed at page %d", i);
 		CHECK(pread(fd, buf, PAGE, (off_t)i * PAGE) == PAGE && (unsigned char)buf[1] == 0xc0 &&
 		      buf[0] == 0x5a && buf[PAGE - 1] == 0x5a, "the clone is wrong at page %d", i);
 	}
-	CHECK(events >= NPAGES, "%ld write-backs: the kernel's copy is never written back",
-	      events);
+	if (m->aware)
+		CHECK(events == 0, "%ld write-backs: an aware CoW fault was tracked", events);
+	else
+		CHECK(events >= NPAGES, "%ld write-backs: the kernel's copy is never written back",
+		      events);
 	return TAP_PASS;
 }
 
