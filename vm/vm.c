@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/fd_write.h"
 #include "../proto/job_files.h"
 #include "guest_events.h"
 #include "qmp.h"
@@ -169,21 +170,6 @@ static int spawn_qemu(struct vm *vm, struct argv *argv)
 	close(pipefd[1]);
 	close(errfd);
 	vm->con_fd = pipefd[0];
-	return 0;
-}
-
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
 	return 0;
 }
 

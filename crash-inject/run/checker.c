@@ -40,6 +40,7 @@
 #include "../judge/layout.h"
 #include "../judge/check_block.h"
 #include "checker.h"
+#include "../../lib/fd_write.h"
 #include "../../lib/rundir.h"
 #include "../../vm/vm.h"
 
@@ -55,23 +56,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
 }
 
 /* ---- the slot: one child process, its guests one after another ---- */
