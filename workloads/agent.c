@@ -13,7 +13,10 @@
  *                               into /tmp/in/ and the job into FILE
  *   pmem-agent exit STATUS      report the job's exit status
  *   pmem-agent ask LINE         send LINE, print the host's one-line answer
+ *   pmem-agent print PROG [ARG...]  run PROG, each line of its stdout to the
+ *                               host (proto/print_line.h) and to the output port
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,10 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "../proto/job_files.h"
+#include "../proto/print_line.h"
 #include "channel.h"
 
 static int cmd_port(int argc, char **argv)
@@ -146,6 +152,82 @@ static int cmd_ask(int argc, char **argv)
 	return ret;
 }
 
+/* One line the program printed, to the host as proto/print_line.h says and to guest.log. */
+static int send_printed(int ctl, const char *text, size_t len)
+{
+	char line[sizeof(PRINT_LINE_PREFIX) + PRINT_TEXT_MAX + 1];
+	size_t n = strlen(PRINT_LINE_PREFIX);
+
+	memcpy(line, PRINT_LINE_PREFIX, n);
+	for (size_t i = 0; i < len && i < PRINT_TEXT_MAX; i++)
+		line[n++] = text[i] >= 0x20 && text[i] < 0x7f ? text[i] : '?';
+	line[n++] = '\n';
+	fwrite(line + strlen(PRINT_LINE_PREFIX), 1, n - strlen(PRINT_LINE_PREFIX), stdout);
+	fflush(stdout);
+	return channel_printf(ctl, "%.*s", (int)n, line);
+}
+
+/*
+ * Run a program whose stdout is a pty, as on a terminal, so that stdio
+ * hands each line to the kernel when it is printed rather than when a
+ * buffer fills; each line goes to the host as soon as it is read.
+ */
+static int cmd_print(int argc, char **argv)
+{
+	char buf[4096], pending[PRINT_TEXT_MAX];
+	size_t plen = 0;
+	int ctl, master, status;
+	struct termios tio;
+	pid_t pid;
+	ssize_t n;
+
+	if (argc < 1) {
+		fprintf(stderr, "usage: pmem-agent print PROG [ARG...]\n");
+		return 2;
+	}
+	ctl = channel_open(CHANNEL_CTL);
+	master = posix_openpt(O_RDWR | O_NOCTTY);
+	if (ctl < 0 || master < 0 || grantpt(master) < 0 || unlockpt(master) < 0 || !ptsname(master)) {
+		fprintf(stderr, "pmem-agent: no pty for the program's output: %s\n", strerror(errno));
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+
+		/* Lines as the program wrote them: no "\r\n" for "\n". */
+		if (slave < 0 || tcgetattr(slave, &tio) < 0)
+			_exit(127);
+		tio.c_oflag &= ~OPOST;
+		if (tcsetattr(slave, TCSANOW, &tio) < 0 || dup2(slave, 1) < 0)
+			_exit(127);
+		close(slave);
+		close(master);
+		close(ctl);
+		execvp(argv[0], argv);
+		fprintf(stderr, "pmem-agent: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	/* EIO once the program and everything it started closed the pty. */
+	while ((n = read(master, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)) {
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] == '\n') {
+				send_printed(ctl, pending, plen);
+				plen = 0;
+			} else if (plen < sizeof(pending)) {
+				pending[plen++] = buf[i];
+			}
+		}
+	}
+	if (plen)
+		send_printed(ctl, pending, plen);
+	if (waitpid(pid, &status, 0) < 0)
+		return 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -154,6 +236,7 @@ static const struct {
 	{ "ask", cmd_ask },
 	{ "hello", cmd_hello },
 	{ "exit", cmd_exit },
+	{ "print", cmd_print },
 };
 
 int main(int argc, char **argv)
@@ -161,12 +244,12 @@ int main(int argc, char **argv)
 	size_t i;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: pmem-agent port|hello|exit|ask ...\n");
+		fprintf(stderr, "usage: pmem-agent port|hello|exit|ask|print ...\n");
 		return 2;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 2, argv + 2);
-	fprintf(stderr, "pmem-agent: unknown command '%s' (port, hello, exit, ask)\n", argv[1]);
+	fprintf(stderr, "pmem-agent: unknown command '%s' (port, hello, exit, ask, print)\n", argv[1]);
 	return 2;
 }
