@@ -427,7 +427,7 @@ SCENARIO_KERNELS = $(shell awk -v only=" $(subst $(comma), ,$(SCENARIOS)) " \
 CRASH_RUN_ID := $(or $(RESUME),$(RUN_ID),$(shell date +%Y%m%d-%H%M%S)-crash)
 crashtest_options = $(if $(KERNELS),--kernel $(call kernel_names,$(KERNELS))) $(if $(FS),--fs "$(FS)") $(if $(ACCEL),--accel $(ACCEL)) \
 		$(if $(SCENARIOS),--scenarios "$(SCENARIOS)") $(if $(KEEP),--keep) \
-		$(if $(PROGRAM),--program "$(PROGRAM)") $(if $(CHECK),--check "$(CHECK)") \
+		$(if $(PROGRAM),--program "$(PROGRAM)") $(if $(RECOVER),--recover "$(RECOVER)") $(if $(CHECK),--check "$(CHECK)") \
 		$(if $(filter command line,$(origin CFLAGS)),--cflags "$(CFLAGS)") $(if $(LDLIBS),--ldlibs "$(LDLIBS)") \
 		$(if $(MODES),--mode "$(MODES)") $(if $(PLATFORM),--platform $(PLATFORM)) \
 		$(if $(SUBSETS),--subsets $(SUBSETS)) $(if $(FENCE_POINTS),--fence-points $(FENCE_POINTS))

@@ -53,6 +53,7 @@
 #include "../lib/filesystems.h"
 #include "../lib/names.h"
 #include "../lib/rundir.h"
+#include "../crash-inject/run/program_line.h"
 #include "../crash-inject/run/user_program.h"
 
 /* What a step returns when the command goes on; anything else is its exit status. */
@@ -73,6 +74,8 @@ struct crashtest {
 	const char *only;		/* the rows to run, or NULL: every row */
 	/* a user's program and checker, or a program row's, as built */
 	char prog_bin[1100], check_bin[1100];
+	char recover_bin[1100];
+	char *program_args, *recover_args;	/* as sh words */
 	/* the checker guests: the run's pool, and a program row's own */
 	struct checker_options pool_opts, row_opts;
 	char pool_golden[1100], pool_dir[1200];
@@ -95,7 +98,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: pmem-harness crashtest [--fs LIST] [--scenarios LIST] [--scenario-table FILE] [--kernel FLAVOUR]\n"
 		"                              [--platform eadr|adr] [--subsets N] [--fence-points N]\n"
-		"                              [--program PROG [--check PROG] [--mode MODE]\n"
+		"                              [--program PROG [ARG...] [--recover PROG [ARG...]] [--check PROG]\n"
+		"                               [--mode MODE]\n"
 		"                               [--cflags FLAGS] [--ldlibs LIBS]]\n"
 		"                              [--keep] [--seed N] [--run-id ID | --resume ID] [--results DIR]\n"
 		"                              [--accel A]\n"
@@ -114,6 +118,11 @@ static void usage(FILE *f)
 		"  --program PROG  C or C++ sources (\"a.c b.cc\"), built with the ack, record and\n"
 		"                  flush helpers and --cflags/--ldlibs; an x86-64 binary (static,\n"
 		"                  or dynamic on libraries the guests carry); or a #!/bin/sh script\n"
+		"                  (with its arguments: \"data_store btree pool.obj 200\"; a bare\n"
+		"                  name is looked up in build/pmdk/bin)\n"
+		"  --recover PROG  judge it black-box: no acks; after each crash image is\n"
+		"                  mounted, PROG (the program's own recovery) runs there, then\n"
+		"                  pmempool check on each PMDK pool, then fsck\n"
 		"  --mode MODE     the program's mapping: shared, sync, aware or sync+aware\n"
 		"  --resume ID     finish an interrupted run, with the options it started with:\n"
 		"                  scenarios judged before are kept, the one cut off runs again\n"
@@ -129,6 +138,7 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' }, { "run-id", required_argument, NULL, 'i' },
 		{ "results", required_argument, NULL, 'o' }, { "accel", required_argument, NULL, 'a' },
 		{ "program", required_argument, NULL, 'P' }, { "check", required_argument, NULL, 'C' },
+		{ "recover", required_argument, NULL, 'r' },
 		{ "mode", required_argument, NULL, 'M' }, { "platform", required_argument, NULL, 'L' },
 		{ "subsets", required_argument, NULL, 'N' }, { "fence-points", required_argument, NULL, 'F' },
 		{ "fence-period", required_argument, NULL, 'E' },
@@ -141,7 +151,7 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:M:L:N:F:E:T:c:G:l:R:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:r:M:L:N:F:E:T:c:G:l:R:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': o->filesystems = optarg; break;
 		case 's': o->scenarios = optarg; break;
@@ -164,6 +174,7 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 		case 'a': o->accel = optarg; break;
 		case 'P': o->program = optarg; break;
 		case 'C': o->check = optarg; break;
+		case 'r': o->recover = optarg; break;
 		case 'M': o->mode = optarg; break;
 		case 'L': o->platform = optarg; break;
 		case 'N': o->adr.subsets = strtoul(optarg, NULL, 0); break;
@@ -216,6 +227,10 @@ static int check_options(struct crashtest *t)
 	if (o->platform && strcmp(o->platform, "eadr") && strcmp(o->platform, "adr")) {
 		fprintf(stderr, "crashtest: unknown platform '%s' (eadr: every executed store durable; adr: the cache model)\n",
 			o->platform);
+		return 2;
+	}
+	if (o->recover && !o->program) {
+		fprintf(stderr, "crashtest: --recover (RECOVER=) judges a --program (PROGRAM=): give the program too\n");
 		return 2;
 	}
 	if (o->adr.subsets > 64) {
@@ -328,27 +343,57 @@ static int open_run(struct crashtest *t)
 	return GO_ON;
 }
 
+/* A program line's arguments as one string of sh words (malloc'd). */
+static char *args_words(const struct program_line *pl)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		abort();
+	program_line_args(f, pl);
+	fclose(f);
+	return s;
+}
+
 /*
- * A user's program is one scenario whose every image must be intact. It is
- * built once, into the run's user/: a planned unit finds it there (build 0).
+ * A user's program is one scenario whose every image must be intact (or,
+ * judged black-box by its RECOVER, recovered). It is built once, into the
+ * run's user/: a planned unit finds it there (build 0).
  */
 static int build_program(struct crashtest *t, int build)
 {
 	struct crash_options *o = &t->opt;
 	struct scenario *sc = &t->sc[0];
-	char path[1200], why[1400];
+	struct program_line prog, rec;
+	char path[1200], why[1400], bin[1100];
 
+	snprintf(bin, sizeof(bin), "%s/pmdk/bin", o->build);
+	if (program_line_parse("PROGRAM", o->program, bin, &prog) < 0 ||
+	    (o->recover && program_line_parse("RECOVER", o->recover, bin, &rec) < 0))
+		return 2;
 	snprintf(path, sizeof(path), "%s/user", o->run_dir);
 	snprintf(t->prog_bin, sizeof(t->prog_bin), "%s/user/program", o->run_dir);
 	snprintf(t->check_bin, sizeof(t->check_bin), "%s/user/check", o->run_dir);
+	/* The same program recovering itself is built once. */
+	snprintf(t->recover_bin, sizeof(t->recover_bin), "%s/user/%s", o->run_dir,
+		 o->recover && strcmp(rec.spec, prog.spec) ? "recover" : "program");
 	if (build && run_dir_make(path, why, sizeof(why)) < 0) {
 		fprintf(stderr, "crashtest: %s\n", why);
 		return 2;
 	}
-	if (build && (user_program_build(o->program, t->prog_bin, o->cflags, o->ldlibs) < 0 ||
-	    (o->check && user_program_build(o->check, t->check_bin, o->cflags, o->ldlibs) < 0)))
+	if (build && (user_program_build(prog.spec, t->prog_bin, o->cflags, o->ldlibs) < 0 ||
+	    (o->check && user_program_build(o->check, t->check_bin, o->cflags, o->ldlibs) < 0) ||
+	    (o->recover && strcmp(t->recover_bin, t->prog_bin) &&
+	     user_program_build(rec.spec, t->recover_bin, o->cflags, o->ldlibs) < 0)))
 		return 2;
 	t->st.program = t->prog_bin;
+	t->program_args = args_words(&prog);
+	t->st.program_args = t->program_args;
+	if (o->recover)
+		t->recover_args = args_words(&rec);
+	t->st.blackbox = o->recover != NULL;
 	t->ns = 1;
 	snprintf(sc->name, sizeof(sc->name), "program");
 	snprintf(sc->job, sizeof(sc->job), "%s", o->program);
@@ -374,6 +419,8 @@ static void plan_checkers(struct crashtest *t, const char *dir)
 	t->pool_opts = (struct checker_options){ .build = o->build, .accel = o->accel, .kernel = o->checker_kernel,
 						 .golden = t->pool_golden, .dir = t->pool_dir,
 						 .check = o->program && o->check ? t->check_bin : NULL,
+						 .recover = o->program && o->recover ? t->recover_bin : NULL,
+						 .recover_args = t->recover_args,
 						 .parallel = o->checkers };
 	snprintf(t->pool_golden, sizeof(t->pool_golden), "%s/images/%s.img", o->build, strtok_r(first, " ,", &save));
 	snprintf(t->pool_dir, sizeof(t->pool_dir), "%s", dir);
@@ -496,6 +543,8 @@ static void crashtest_free(struct crashtest *t)
 	json_decref(t->options);
 	json_decref(t->rows);
 	json_decref(t->run_doc);
+	free(t->program_args);
+	free(t->recover_args);
 	crash_resume_free(&t->done);
 	free(t->st.images);
 	free(t->st.checks);
@@ -601,6 +650,7 @@ static int unit_options(struct crashtest *t, const char *run_dir)
 	o->platform = json_string_value(json_object_get(opts, "platform"));
 	o->program = json_string_value(json_object_get(json_object_get(opts, "program"), "files"));
 	o->check = json_string_value(json_object_get(json_object_get(opts, "check"), "files"));
+	o->recover = json_string_value(json_object_get(json_object_get(opts, "recover"), "files"));
 	o->mode = json_string_value(json_object_get(opts, "mode")) ?: "shared";
 	o->cflags = json_string_value(json_object_get(opts, "cflags"));
 	o->ldlibs = json_string_value(json_object_get(opts, "ldlibs"));

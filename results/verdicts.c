@@ -17,10 +17,33 @@ static const char *str(json_t *o, const char *key)
 	return s ? s : "?";
 }
 
+/* A black-box row (a program judged by its own recovery): its result. */
+static const char *blackbox_result(json_t *row)
+{
+	json_t *b = json_object_get(row, "blackbox");
+
+	if (json_object_get(b, "target_problem"))
+		return "TARGET PROBLEM: RECOVER fails on the state after a clean exit (not a crash bug; see the summary)";
+	if (json_array_size(json_object_get(row, "unexpected_images")))
+		return "UNEXPECTED: crash bugs, recovery fails where it passes without the crash (see the image JSONs)";
+	if (json_is_true(json_object_get(row, "missed")))
+		return "MISSED: the planted bug made no recovery fail";
+	if (json_is_true(json_object_get(row, "model_incomplete")))
+		return "MODEL INCOMPLETE: see the summary's model counters";
+	if (num(b, "crash_bugs"))
+		return "caught: recovery fails where it passes without the crash (why: below)";
+	if (num(b, "fail_without_crash"))
+		return "as expected: every failure fails without the crash too (see the summary)";
+	return "as expected: every image recovered";
+}
+
 const char *verdict_result(json_t *row)
 {
 	long long lost, torn;
 
+	if (json_object_get(row, "blackbox") && !json_object_get(row, "protocol_error") &&
+	    !json_object_get(row, "writer_failure"))
+		return blackbox_result(row);
 	if (json_object_get(row, "protocol_error"))
 		return "PROTOCOL ERROR: the guest sent a line the host refused (see the summary)";
 	if (json_object_get(row, "writer_failure"))
@@ -56,11 +79,18 @@ void verdict_table(json_t *rows, FILE *out, enum table_format fmt)
 	struct table t;
 	json_t *row;
 	size_t i;
+	int any = 0;
 
+	json_array_foreach(rows, i, row)
+		any |= !json_object_get(row, "blackbox");
+	if (!any)
+		return;
 	table_begin(&t, out, fmt, NULL, 12, header, width);
 	json_array_foreach(rows, i, row) {
 		json_t *v = json_object_get(row, "verdicts");
 
+		if (json_object_get(row, "blackbox"))
+			continue;
 		snprintf(n[0], sizeof(n[0]), "%lld", num(row, "images"));
 		snprintf(n[1], sizeof(n[1]), "%lld", num(v, "intact"));
 		snprintf(n[2], sizeof(n[2]), "%lld", num(v, "lost"));
@@ -166,6 +196,49 @@ void verdict_causes(json_t *rows, FILE *out, enum table_format fmt)
 			cells[6] = str(cause, "why");
 			table_row(&t, cells);
 		}
+	}
+	table_end(&t);
+}
+
+void verdict_blackbox_table(json_t *rows, FILE *out, enum table_format fmt)
+{
+	static const char *const header[] = { "program", "fs", "platform", "images", "recovered", "rec-failed",
+					      "pool-bad", "fscor", "bugs", "no-crash", "result" };
+	static const int width[] = { 10, 5, 8, 6, 9, 10, 8, 5, 5, 8, 0 };
+	char n[8][24];
+	const char *cells[11];
+	struct table t;
+	json_t *row;
+	size_t i;
+	int any = 0;
+
+	json_array_foreach(rows, i, row)
+		any |= json_object_get(row, "blackbox") != NULL;
+	if (!any)
+		return;
+	table_note(out, fmt, "Programs judged black-box by their own recovery: a failure is a crash bug only where "
+			     "the same recovery passes on the state without the crash (the eADR image of its crash "
+			     "point; for that one, the state after the program exited).");
+	table_begin(&t, out, fmt, NULL, 11, header, width);
+	json_array_foreach(rows, i, row) {
+		json_t *v = json_object_get(row, "verdicts"), *b = json_object_get(row, "blackbox");
+
+		if (!b)
+			continue;
+		snprintf(n[0], sizeof(n[0]), "%lld", num(row, "images"));
+		snprintf(n[1], sizeof(n[1]), "%lld", num(v, "recovered"));
+		snprintf(n[2], sizeof(n[2]), "%lld", num(v, "recovery-failed"));
+		snprintf(n[3], sizeof(n[3]), "%lld", num(v, "pool-corrupt"));
+		snprintf(n[4], sizeof(n[4]), "%lld", num(v, "fs-corrupt"));
+		snprintf(n[5], sizeof(n[5]), "%lld", num(b, "crash_bugs"));
+		snprintf(n[6], sizeof(n[6]), "%lld", num(b, "fail_without_crash"));
+		cells[0] = str(row, "scenario");
+		cells[1] = str(row, "fs");
+		cells[2] = str(row, "platform");
+		for (int k = 0; k < 7; k++)
+			cells[3 + k] = n[k];
+		cells[10] = verdict_result(row);
+		table_row(&t, cells);
 	}
 	table_end(&t);
 }

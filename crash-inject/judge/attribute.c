@@ -139,7 +139,8 @@ void cause_tally_add(json_t *tally, json_t *verdict)
 
 	/* A user's checker says only that the image lost something: then the
 	 * image's dropped lines are its causes, with no record to name. */
-	if (!per_record && v && (!strcmp(v, "lost") || !strcmp(v, "torn")))
+	if (!per_record && v && (!strcmp(v, "lost") || !strcmp(v, "torn") || !strcmp(v, "recovery-failed") ||
+				   !strcmp(v, "pool-corrupt")))
 		causes = json_object_get(verdict, "dropped_sites");
 	json_array_foreach(causes, i, cause) {
 		const char *site = json_string_value(json_object_get(cause, "site"));

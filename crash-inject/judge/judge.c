@@ -142,6 +142,41 @@ static const char *load_file(struct check_report *r, const json_t *f, size_t *ca
 	return NULL;
 }
 
+/* A black-box program's "recover" and "pools": NULL, or why refused. */
+static const char *load_recovery(struct check_report *r, const json_t *doc)
+{
+	const json_t *rec = json_object_get(doc, "recover"), *pools = json_object_get(doc, "pools"), *p;
+	size_t i;
+
+	if (rec) {
+		const json_t *to = json_object_get(rec, "timed_out");
+
+		if (!json_is_object(rec) || !is_status(json_object_get(rec, "status")) || !json_is_boolean(to) ||
+		    !json_is_string(json_object_get(rec, "output")) || !optional(rec, "assertion", is_string))
+			return "recover is not {status, timed_out, output[, assertion]}";
+		r->recover_status = json_integer_value(json_object_get(rec, "status"));
+		r->recover_timed_out = json_is_true(to);
+		snprintf(r->recover_output, sizeof(r->recover_output), "%s",
+			 json_string_value(json_object_get(rec, "output")));
+		snprintf(r->recover_assertion, sizeof(r->recover_assertion), "%s",
+			 json_string_value(json_object_get(rec, "assertion")) ?: "");
+	}
+	if (pools && (!json_is_array(pools) || json_array_size(pools) > 64))
+		return "pools is not an array of at most 64";
+	json_array_foreach(pools, i, p) {
+		const json_t *st = json_object_get(p, "status");
+
+		if (!json_is_string(json_object_get(p, "file")) || !is_status(st))
+			return "a pool is not {file, status}";
+		r->pools++;
+		if (json_integer_value(st) && !r->pool_status) {
+			r->pool_status = json_integer_value(st);
+			snprintf(r->pool_file, sizeof(r->pool_file), "%s", json_string_value(json_object_get(p, "file")));
+		}
+	}
+	return NULL;
+}
+
 /* Why doc is no document on image, or NULL. */
 static const char *header(const json_t *doc, long image)
 {
@@ -183,6 +218,7 @@ int check_report_load(const char *text, size_t len, long image, struct check_rep
 	memset(r, 0, sizeof(*r));
 	r->fsck_status = -1;
 	r->user_check = -1;
+	r->recover_status = -1;
 	if (p)
 		p->have_guest = 0;
 	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
@@ -211,8 +247,9 @@ int check_report_load(const char *text, size_t len, long image, struct check_rep
 	r->fsck_status = json_integer_value(json_object_get(doc, "fsck"));
 	if (json_object_get(doc, "user_check"))
 		r->user_check = json_integer_value(json_object_get(doc, "user_check"));
+	refused = load_recovery(r, doc);
 	json_array_foreach(files, i, f)
-		if ((refused = load_file(r, f, &cap, &work)))
+		if (!refused && (refused = load_file(r, f, &cap, &work)))
 			break;
 out:
 	json_decref(doc);
@@ -245,7 +282,8 @@ json_t *judge(const struct check_report *r, const struct ack_rec *acks, size_t n
 	/* A user's checker replaces the record verifier: non-zero = inconsistent. */
 	if (r->user_check > 0)
 		nlost = 1;
-	for (i = 0; i < nacked && r->mounted && r->user_check < 0; i++) {
+	/* A black box without a checker has no records to read. */
+	for (i = 0; i < nacked && r->mounted && r->user_check < 0 && r->recover_status < 0; i++) {
 		const struct ack_rec *a = &acks[i];
 		size_t slot = a->len ? a->off / a->len : 0;
 
@@ -262,12 +300,16 @@ json_t *judge(const struct check_report *r, const struct ack_rec *acks, size_t n
 	}
 	if (r->checker_failure[0] || !r->mounted || r->fsck_status != 0)
 		verdict = "fs-corrupt";
+	else if (r->recover_status > 0)
+		verdict = "recovery-failed";
+	else if (r->pool_status)
+		verdict = "pool-corrupt";
 	else if (ntorn)
 		verdict = "torn";
 	else if (nlost)
 		verdict = "lost";
 	else
-		verdict = "intact";
+		verdict = r->recover_status == 0 ? "recovered" : "intact";
 	json_t *v = json_pack("{s:s, s:I, s:I, s:o, s:I, s:o, s:b, s:i, s:b, s:I, s:s}",
 			 "verdict", verdict, "acked", (json_int_t)nacked,
 			 "lost_count", (json_int_t)nlost, "lost", lost,
@@ -278,6 +320,17 @@ json_t *judge(const struct check_report *r, const struct ack_rec *acks, size_t n
 
 	if (r->user_check >= 0)
 		json_object_set_new(v, "user_check_status", json_integer(r->user_check));
+	if (r->recover_status >= 0) {
+		json_object_set_new(v, "recover_status", json_integer(r->recover_status));
+		json_object_set_new(v, "recover_timed_out", json_boolean(r->recover_timed_out));
+		json_object_set_new(v, "recover_output", json_string(r->recover_output));
+		if (r->recover_assertion[0])
+			json_object_set_new(v, "recover_assertion", json_string(r->recover_assertion));
+		json_object_set_new(v, "pools_checked", json_integer(r->pools));
+		if (r->pool_status)
+			json_object_set_new(v, "pool_check", json_pack("{s:s, s:i}", "file", r->pool_file,
+								  "status", r->pool_status));
+	}
 	return v;
 }
 

@@ -5,12 +5,17 @@
  * the acknowledgements it had logged before the image was taken.
  *
  *   intact      every acknowledged record is there, checksum right
+ *   recovered   (a black-box program) its RECOVER exited 0, every PMDK pool
+ *               passed pmempool check, and its CHECK, if any, exited 0
+ *   recovery-failed  its RECOVER exited non-zero, was killed, or timed out
+ *   pool-corrupt     pmempool check failed on a pool after the recovery
  *   lost        an acknowledged record is missing, zero or foreign (or the
  *               user's checker exited non-zero)
  *   torn        an acknowledged record's header is there, its checksum wrong
  *   fs-corrupt  mount or fsck failed (or the checker died on this image)
  *
- * The worst applies: fs-corrupt > torn > lost > intact.
+ * The worst applies: fs-corrupt > recovery-failed > pool-corrupt > torn > lost
+ * > intact (recovered).
  */
 #ifndef PMEM_JUDGE_H
 #define PMEM_JUDGE_H
@@ -38,6 +43,13 @@ struct check_report {
 	size_t nslots;
 	char checker_failure[256];	/* non-empty: the checker died here */
 	int user_check;		/* exit status of the user's checker, -1: none */
+	/* a black-box program's recovery: its exit status (-1: none ran) ... */
+	int recover_status, recover_timed_out;
+	char recover_output[1024], recover_assertion[320];
+	/* ... and the PMDK pools pmempool checked after it: how many, the
+	 * first that failed and its status (0: none failed) */
+	int pools, pool_status;
+	char pool_file[256];
 };
 
 /* More slots than this in one report is a lying or broken guest: 16 GiB of

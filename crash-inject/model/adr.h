@@ -65,6 +65,8 @@ struct adr_point {
 	size_t nlines;
 	struct adr_counters counters;
 	size_t acked;			/* acknowledgements that count in its images */
+	size_t printed;			/* lines a black-box program had printed */
+	uint64_t offered;		/* fence points: which the model offered (1, 2, ...) */
 	struct adr_record rec;		/* ack points: the record being acknowledged */
 	int has_rec;
 };

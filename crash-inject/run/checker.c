@@ -14,7 +14,8 @@
  *                                           there; "guest": QEMU went away without
  *                                           a kernel failure (killed from outside)
  *                  "boot <seconds>"         a guest came up
- *   pool -> slot   "image <i> <fs> <bs> <acked> <files>"   written, check it
+ *   pool -> slot   "image <i> <fs> <bs> <acked> <printed> <files>"   written, check it,
+ *                  then <printed> lines "> <text>": what the program printed
  *                  "done"                   let the guest power off
  *
  * The report is the one line, a JSON document on item i (schema in
@@ -40,6 +41,8 @@
 #include "../judge/layout.h"
 #include "../judge/check_block.h"
 #include "checker.h"
+#include "../../lib/shell_word.h"
+#include "../../proto/print_line.h"
 #include "../../lib/fd_write.h"
 #include "../../lib/rundir.h"
 #include "../../vm/vm.h"
@@ -84,6 +87,7 @@ static void slot_tick(void *ctx, struct vm *vm)
 static void slot_ask(struct slot *sl, struct vm *vm)
 {
 	char line[4096], *nl;
+	size_t printed;
 
 	if (!sl->asked) {
 		dprintf(sl->fd, "boot %.3f\n", now_s() - sl->t_start);
@@ -101,6 +105,10 @@ static void slot_ask(struct slot *sl, struct vm *vm)
 	sl->current = strtol(line + 6, NULL, 10);
 	sl->t_served = now_s();
 	vm_reply(vm, "%s\n", line);
+	/* The lines the program printed go after it (proto/print_line.h). */
+	if (sscanf(line, "image %*u %*s %*s %*s %zu", &printed) == 1)
+		for (size_t k = 0; k < printed && fgets(line, sizeof(line), sl->from_pool); k++)
+			vm_reply(vm, "%s", line);
 }
 
 static void slot_line(void *ctx, struct vm *vm, const char *line)
@@ -129,9 +137,27 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 	/* The report is one line, up to the bound: taken whole. */
 	struct vm_hooks hooks = { .ctx = &sl, .on_line = slot_line, .line_max = CHECK_BLOCK_MAX,
 				  .on_tick = slot_tick, .tick_ms = 500 };
-	const struct vm_file check = { .name = "check", .mode = 0755, .path = o->check };
+	struct vm_file files[2];
+	char *script = NULL;
+	size_t nfiles = 0, slen = 0;
+	FILE *f;
 	int attempt;
 
+	/* A user's checker and a black-box program's recovery go as data. */
+	if (o->check)
+		files[nfiles++] = (struct vm_file){ .name = "check", .mode = 0755, .path = o->check };
+	if (o->recover)
+		files[nfiles++] = (struct vm_file){ .name = "recover", .mode = 0755, .path = o->recover };
+	f = open_memstream(&script, &slen);
+	if (!f)
+		return 1;
+	if (o->recover) {
+		fputs("export PMEM_RECOVER_ARGS=", f);
+		shell_word(f, o->recover_args ? o->recover_args : "");
+		fputc('\n', f);
+	}
+	fputs(checker_job, f);
+	fclose(f);
 	sl.from_pool = fdopen(dup(fd), "r");
 	if (!sl.from_pool)
 		return 1;
@@ -172,9 +198,9 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 		vo.qemu.cpu = "max,erms=off,fsrm=off,sse4.2=off";
 		vo.boot_timeout = CHECK_BOOT_TIMEOUT;
 		vo.run_timeout = 7 * 24 * 3600; /* it waits for the pool between sets */
-		vo.script = checker_job;
-		vo.files = o->check ? &check : NULL;
-		vo.nfiles = o->check ? 1 : 0;
+		vo.script = script;
+		vo.files = nfiles ? files : NULL;
+		vo.nfiles = nfiles;
 		vo.run_dir = rdir;
 		vo.hooks = &hooks;
 		sl.t_start = now_s();
@@ -190,6 +216,7 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 			r.message[0] ? r.message : vm_status_name(r.status));
 		sl.current = -1;
 	}
+	free(script);
 	return 0;
 }
 
@@ -320,8 +347,10 @@ static int hand_over(struct checker_pool *p, struct share *s, size_t i)
 		return -1;
 	}
 	it->phases.ms[PHASE_WRITE] = (now_s() - t) * 1e3;
-	dprintf(s->fd, "image %zu %s %zu %zu %s\n", i, set->fs, crash_record_size(set->acks, set->nacks), it->acked,
-		CRASH_DATA_FILE);
+	dprintf(s->fd, "image %zu %s %zu %zu %zu %s\n", i, set->fs, crash_record_size(set->acks, set->nacks),
+		it->acked, set->printed ? it->printed : 0, CRASH_DATA_FILE);
+	for (size_t k = 0; set->printed && k < it->printed; k++)
+		dprintf(s->fd, PRINTED_LINE_PREFIX "%s\n", set->printed[k]);
 	s->set = set;
 	s->current = i;
 	s->t_served = now_s();

@@ -28,6 +28,7 @@
 
 struct check_item {
 	size_t acked;			/* judged against the first acked acks */
+	size_t printed;			/* the program's first lines it printed go with it */
 	int same_as;			/* >= 0: identical to that item, checked instead */
 	json_t *verdict;		/* the checker's, or set beforehand: not sent */
 	struct check_phases phases;	/* where its check's time went */
@@ -42,6 +43,9 @@ struct check_set {
 	size_t nacks;
 	struct check_item *items;
 	size_t nitems;
+	/* What a black-box program printed, in order: item i goes with its first
+	 * items[i].printed lines (proto/print_line.h); NULL: nothing. */
+	char *const *printed;
 	/* Write item i's bytes over dst, a checker's NVDIMM backing file. */
 	int (*write_image)(void *ctx, size_t i, const char *dst);
 	void *ctx;
@@ -56,6 +60,8 @@ struct checker_options {
 	const char *golden;		/* any golden image: the NVDIMM the guests boot with */
 	const char *dir;		/* checker-<guest>.<n>/ run directories go here */
 	const char *check;		/* a user's static CHECK binary, or NULL */
+	const char *recover;		/* a black-box program's RECOVER binary, or NULL */
+	const char *recover_args;	/* its arguments, as sh words */
 	int parallel;			/* guests at once (0 or 1: one) */
 };
 

@@ -48,6 +48,7 @@ struct crash_options {
 	const char *scenario_table;	/* --scenario-table, or NULL: crash-inject/scenarios */
 	const char *platform;		/* --platform, or NULL: each row's */
 	const char *program, *check, *mode, *cflags, *ldlibs;	/* --program: its sources */
+	const char *recover;		/* --recover: its own recovery, run on each image (black box) */
 	/* what decides the verdicts */
 	unsigned int seed;
 	int keep;			/* every image kept, not only the evidence */
@@ -79,6 +80,8 @@ struct crash_scenario_state {
 	/* what runs, and which checker guests judge its images */
 	const char *platform;		/* "eadr" or "adr" */
 	const char *program;		/* a user's program (a binary), or NULL: our writer */
+	const char *program_args;	/* its arguments, as sh words */
+	int blackbox;			/* judged by its own recovery and what it printed, not by acks */
 	struct checker_pool *pool;	/* the run's, up from the first writer to the end */
 	const struct checker_options *row_checker;	/* a program row's own, or NULL */
 	char dir[1024];			/* its files: crash/<scenario>__<fs>/ */
@@ -89,6 +92,16 @@ struct crash_scenario_state {
 	struct ack_rec *acks;
 	struct adr_record *records;	/* ADR: where acks[i] lies in the region */
 	size_t nacks, cap;
+	/* what a black-box program printed, in order (proto/print_line.h) */
+	char **printed;
+	size_t nprinted, printed_cap;
+	FILE *printed_log;
+	int printed_dropped;	/* lines past PRINT_LINES_MAX, not kept */
+	/* black box: fence points offered by the model, and one kept in every
+	 * fence_stride of them (doubled each time the kept ones fill --fence-points) */
+	uint64_t fences_offered, fence_stride;
+	size_t point_files;		/* names given to point files */
+	size_t points_skipped;		/* points not taken: MAX_POINTS were */
 	size_t next_ack_crash;	/* take an image after this many acks */
 	double next_time_crash;
 	int done;		/* the guest said "done": the last image is taken */

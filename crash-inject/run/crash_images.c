@@ -83,6 +83,7 @@ void crash_images_from_points(struct crash_scenario_state *st)
 			/* The marker comes before its ack line: a guest that died or
 			 * was refused between the two claimed one record fewer. */
 			st->checks[st->nimages].acked = pt->acked < st->nacks ? pt->acked : st->nacks;
+			st->checks[st->nimages].printed = pt->printed;
 			im->why = pt->kind;
 			st->nimages++;
 		}
@@ -115,7 +116,8 @@ size_t crash_images_dedup(struct crash_scenario_state *st)
 		}
 		for (size_t j = 0; j < i; j++)
 			if (st->checks[j].same_as < 0 && !strcmp(st->images[j].hash, im->hash) &&
-			    st->checks[j].acked == st->checks[i].acked) {
+			    st->checks[j].acked == st->checks[i].acked &&
+			    st->checks[j].printed == st->checks[i].printed) {
 				st->checks[i].same_as = j;
 				twins++;
 				break;

@@ -28,6 +28,10 @@ struct verdict_sums {
 	json_t *causes;		/* ADR: why lines were lost (attribute.h) */
 	int losses;		/* lost or torn images */
 	int kept_example;	/* one allowed loss is kept as an example */
+	/* black box: failures whose reference recovered, those whose reference
+	 * failed too, and why the state after a clean exit failed (or NULL) */
+	int crash_bugs, without_crash;
+	json_t *target_problem;
 };
 
 static json_t *points_by_kind(const struct crash_scenario_state *st)
@@ -80,6 +84,12 @@ static json_t *model_json(const struct crash_scenario_state *st, struct symboliz
 	return m;
 }
 
+/* An image that passed: its records intact, or (a black box) its recovery done. */
+static int verdict_ok(const char *v)
+{
+	return !strcmp(v, "intact") || !strcmp(v, "recovered");
+}
+
 static void add_adr_facts(struct crash_scenario_state *st, size_t i, struct symbolizer *sym)
 {
 	const struct image *im = &st->images[i];
@@ -94,7 +104,7 @@ static void add_adr_facts(struct crash_scenario_state *st, size_t i, struct symb
 	if (st->checks[i].same_as >= 0)
 		json_object_set_new(verdict, "same_as", json_integer(st->checks[i].same_as));
 	json_object_set_new(verdict, "hash", json_string(im->hash));
-	if (!strcmp(im->variant, "eadr") || !strcmp(v, "intact") || !strcmp(v, "fs-corrupt"))
+	if (!strcmp(im->variant, "eadr") || verdict_ok(v) || !strcmp(v, "fs-corrupt"))
 		return;
 	attribute_image(verdict, pt, im->keep, &map, sym);
 }
@@ -158,6 +168,70 @@ void crash_unjudged(struct crash_scenario_state *st)
 	crash_images_drop(st);
 }
 
+/* Image i's verdict as the checker gave it (a twin's is its original's). */
+static const char *raw_verdict(const struct crash_scenario_state *st, size_t i)
+{
+	while (st->checks[i].same_as >= 0)
+		i = st->checks[i].same_as;
+	return json_string_value(json_object_get(st->checks[i].verdict, "verdict")) ?: "fs-corrupt";
+}
+
+/*
+ * Black box, the differential oracle: the image a failing one is compared
+ * with, the same recovery on the state without the loss. An ADR image's is
+ * the eADR image of its crash point (every store kept); that one's, and an
+ * eADR run's image's, is the state after a clean exit (the program done,
+ * the filesystem synced and unmounted: the clean image). -1: none (the
+ * clean image itself).
+ */
+static long reference_image(const struct crash_scenario_state *st, size_t i)
+{
+	const struct image *im = &st->images[i];
+
+	if (im->point >= 0 && strcmp(im->variant, "eadr")) {
+		for (size_t j = 0; j < st->nimages; j++)
+			if (st->images[j].point == im->point && !strcmp(st->images[j].variant, "eadr"))
+				return j;
+		return -1;
+	}
+	for (size_t j = st->nimages; j-- > 0;)
+		if (!strcmp(st->images[j].why, "clean"))
+			return j == i ? -1 : (long)j;
+	return -1;
+}
+
+/*
+ * A black-box image that failed is a crash bug only when its reference
+ * recovered; one whose reference fails too fails without the crash, and the
+ * clean image failing is a problem of the target or the harness, not a bug.
+ * Returns whether it is a crash bug.
+ */
+static int judge_by_reference(struct crash_scenario_state *st, size_t i, struct verdict_sums *sums)
+{
+	json_t *verdict = st->checks[i].verdict;
+	long ref = reference_image(st, i);
+	const char *rv = ref >= 0 ? raw_verdict(st, ref) : NULL;
+	int bug = rv && verdict_ok(rv);
+
+	if (rv)
+		json_object_set_new(verdict, "reference", json_pack("{s:I, s:s}", "image", (json_int_t)ref, "verdict", rv));
+	json_object_set_new(verdict, "crash_bug", json_boolean(bug));
+	if (bug)
+		sums->crash_bugs++;
+	else if (rv)
+		sums->without_crash++;
+	else if (!sums->target_problem && !strcmp(st->images[i].why, "clean"))
+		sums->target_problem = json_sprintf("image %zu, the state after the program exited: %s (%s%s)", i,
+						    raw_verdict(st, i),
+						    json_is_true(json_object_get(verdict, "recover_timed_out")) ?
+							    "RECOVER timed out; " : "",
+						    json_string_value(json_object_get(verdict, "recover_output")) ?:
+							    "see its JSON");
+	else
+		sums->without_crash++;
+	return bug;
+}
+
 /*
  * Image i's verdict, added up in sums and written as image-NNN.json: 0, or
  * -1 when the disk is full (st->disk_full).
@@ -168,7 +242,7 @@ static int judge_image(struct crash_scenario_state *st, const struct scenario *s
 	struct image *im = &st->images[i];
 	struct check_item *chk = &st->checks[i];
 	char path[1400], why[4200];
-	int expected, keep;
+	int expected, keep, bug;
 	const char *v;
 
 	if (chk->same_as >= 0)
@@ -186,15 +260,21 @@ static int judge_image(struct crash_scenario_state *st, const struct scenario *s
 	if (im->point >= 0)
 		add_adr_facts(st, i, sym);
 	v = json_string_value(json_object_get(chk->verdict, "verdict"));
-	cause_tally_add(sums->causes, chk->verdict);
+	bug = st->blackbox && !verdict_ok(v) && judge_by_reference(st, i, sums);
+	if (!st->blackbox || bug)
+		cause_tally_add(sums->causes, chk->verdict);
 	json_object_set_new(sums->counts, v, json_integer(json_integer_value(json_object_get(sums->counts, v)) + 1));
 	sums->losses += !strcmp(v, "lost") || !strcmp(v, "torn");
-	expected = !((strcmp(v, "intact") && !strcmp(sc->expect, "intact")) || !strcmp(v, "fs-corrupt"));
+	/* A black box fails only by a crash bug: the rest is the target's. */
+	if (st->blackbox)
+		expected = !bug || strcmp(sc->expect, "intact");
+	else
+		expected = !((strcmp(v, "intact") && !strcmp(sc->expect, "intact")) || !strcmp(v, "fs-corrupt"));
 	if (!expected)
 		json_array_append_new(sums->unexpected, json_integer(i));
-	/* Keep the evidence: every unexpected image, one example of an
-	 * allowed loss; KEEP=1 keeps all. */
-	keep = st->opt->keep || !expected || (strcmp(v, "intact") && !sums->kept_example++);
+	/* Keep the evidence: every unexpected image and crash bug, one
+	 * example of an allowed loss; KEEP=1 keeps all. */
+	keep = st->opt->keep || !expected || bug || (!verdict_ok(v) && !sums->kept_example++);
 	json_object_set_new(chk->verdict, "kept", json_boolean(keep));
 	if (!keep)
 		json_object_del(chk->verdict, "recheck");
@@ -219,6 +299,32 @@ static int judge_image(struct crash_scenario_state *st, const struct scenario *s
 	return 0;
 }
 
+/*
+ * A black-box row: how its images were chosen and what the oracle made of
+ * the failures. The fence points are a sample whose rate is stated: one
+ * in fence_period of the qualifying fences offered by the model, then one
+ * in fence_stride of those.
+ */
+static void blackbox_facts(const struct crash_scenario_state *st, struct verdict_sums *sums, json_t *row)
+{
+	json_t *b = json_pack("{s:I, s:I, s:I, s:I}", "crash_bugs", (json_int_t)sums->crash_bugs,
+			      "fail_without_crash", (json_int_t)sums->without_crash, "printed_lines",
+			      (json_int_t)st->nprinted, "printed_lines_dropped", (json_int_t)st->printed_dropped);
+
+	if (is_adr(st))
+		json_object_set_new(b, "fence_points", json_pack("{s:I, s:I, s:I, s:I}", "offered",
+								 (json_int_t)st->fences_offered, "period",
+								 (json_int_t)st->opt->adr.fence_period, "stride",
+								 (json_int_t)st->fence_stride, "cap",
+								 (json_int_t)st->opt->adr.fence_max));
+	if (st->points_skipped)
+		json_object_set_new(b, "points_skipped", json_integer(st->points_skipped));
+	if (sums->target_problem)
+		json_object_set_new(b, "target_problem", sums->target_problem);
+	sums->target_problem = NULL;
+	json_object_set_new(row, "blackbox", b);
+}
+
 /* The scenario's row of summary.json, from its sums and how it ran. */
 static json_t *scenario_row(struct crash_scenario_state *st, const struct scenario *sc, const char *fs,
 			    struct verdict_sums *sums, const struct crash_row_facts *f, struct symbolizer *sym)
@@ -238,7 +344,10 @@ static json_t *scenario_row(struct crash_scenario_state *st, const struct scenar
 	 * strict ADR, whether or not an image was taken there. */
 	if (is_adr(st) && st->acks_pending)
 		json_object_set_new(row, "acked_not_durable", json_integer(st->acks_pending));
-	if (!strcmp(sc->expect, "lost") && !sums->losses && !(is_adr(st) && st->acks_pending))
+	if (st->blackbox)
+		blackbox_facts(st, sums, row);
+	if (!strcmp(sc->expect, "lost") && !(st->blackbox ? sums->crash_bugs : sums->losses) &&
+	    !(is_adr(st) && st->acks_pending))
 		json_object_set_new(row, "missed", json_true());
 	if (st->protocol_error[0])
 		json_object_set_new(row, "protocol_error", json_string(st->protocol_error));

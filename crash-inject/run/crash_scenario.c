@@ -48,7 +48,8 @@ static int check_images(struct crash_scenario_state *st, const char *fs, double 
 {
 	struct check_set check = { .fs = fs, .acks = st->acks,
 				   .nacks = st->nacks, .items = st->checks, .nitems = st->nimages,
-				   .write_image = write_checked, .ctx = st };
+				   .write_image = write_checked, .ctx = st,
+				   .printed = st->blackbox ? st->printed : NULL };
 	double t0 = now_s();
 	off_t free_after;
 
@@ -76,6 +77,8 @@ json_t *crash_scenario_run(struct crash_scenario_state *st, const struct scenari
 	char failure[700] = "";
 	struct crash_row_facts f = { .t0 = now_s(), .failure = failure };
 	struct vm_result r;
+	const char *tp;
+	json_t *row;
 
 	crash_writer_begin(st, sc->platform);
 	if (scenario_dir(st, sc, fs) < 0 || crash_writer_run(st, sc, fs, kernel, &r) < 0)
@@ -93,11 +96,20 @@ json_t *crash_scenario_run(struct crash_scenario_state *st, const struct scenari
 	else if (crash_writer_failed(st, &r, failure, sizeof(failure)))
 		fprintf(stderr, "crashtest: %s/%s: %s; judging the %zu images taken before, as crash images of a run that failed\n",
 			sc->name, fs, failure, st->nimages);
+	else if (st->blackbox && is_adr(st) && !st->fences_offered)
+		fprintf(stderr, "crashtest: %s/%s: your program never fenced a line it wrote back (no clwb, clflushopt or NT store followed by sfence): under ADR it has no crash points but the one after it exited\n",
+			sc->name, fs);
 	f.status = r.status;
 	f.twins = crash_images_dedup(st);
 	if (check_images(st, fs, &f.check_seconds) < 0) {
 		crash_unjudged(st);
 		return NULL;
 	}
-	return crash_judge(st, sc, fs, kernel, &f);
+	row = crash_judge(st, sc, fs, kernel, &f);
+	/* A black box whose recovery fails without any crash says so, once. */
+	tp = json_string_value(json_object_get(json_object_get(row, "blackbox"), "target_problem"));
+	if (tp)
+		fprintf(stderr, "crashtest: %s/%s: RECOVER fails on the state after a clean exit, so no failure counts as a crash bug: fix the target or its RECOVER first (%s)\n",
+			sc->name, fs, tp);
+	return row;
 }

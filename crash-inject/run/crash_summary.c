@@ -19,6 +19,7 @@
 #include "../../lib/diskfull.h"
 #include "../../lib/jsonio.h"
 #include "../../vm/runinfo.h"
+#include "program_line.h"
 #include "user_program.h"
 
 /* The filesystems of a --fs list, in its order. */
@@ -33,27 +34,32 @@ static json_t *fs_list(const char *fss)
 	return a;
 }
 
-/* A user program's sources, named and hashed, or null. */
-static json_t *program_json(const char *spec)
+/* A user program as given (its command line), its files hashed, or null. */
+static json_t *program_json(const struct crash_options *o, const char *line)
 {
-	char hex[32];
+	struct program_line pl;
+	char hex[32], bin[1100];
 
-	if (!spec)
+	if (!line)
 		return json_null();
-	if (user_program_hash(spec, hex, sizeof(hex)) < 0)
-		return json_pack("{s:s}", "files", spec);
-	return json_pack("{s:s, s:s}", "files", spec, "xxh3", hex);
+	snprintf(bin, sizeof(bin), "%s/pmdk/bin", o->build);
+	if (program_line_parse("PROGRAM", line, bin, &pl) < 0 || user_program_hash(pl.spec, hex, sizeof(hex)) < 0)
+		return json_pack("{s:s}", "files", line);
+	return json_pack("{s:s, s:s}", "files", line, "xxh3", hex);
 }
 
 json_t *crash_run_options(const struct crash_options *o)
 {
-	return json_pack("{s:s, s:o, s:s?, s:s*, s:s?, s:o, s:o, s:s, s:s?, s:s?, s:I, s:I, s:I, s:I, s:b}", "kernel", o->kernel,
+	json_t *opts = json_pack("{s:s, s:o, s:s?, s:s*, s:s?, s:o, s:o, s:s, s:s?, s:s?, s:I, s:I, s:I, s:I, s:b}", "kernel", o->kernel,
 			 "filesystems", fs_list(o->filesystems), "scenarios", o->scenarios,
 			 "scenario_table", o->scenario_table, "platform", o->platform,
-			 "program", program_json(o->program), "check", program_json(o->check), "mode", o->mode,
+			 "program", program_json(o, o->program), "check", program_json(o, o->check), "mode", o->mode,
 			 "cflags", o->cflags, "ldlibs", o->ldlibs, "seed", (json_int_t)o->seed, "subsets",
 			 (json_int_t)o->adr.subsets, "fence_points", (json_int_t)o->adr.fence_max, "fence_period",
 			 (json_int_t)o->adr.fence_period, "keep", o->keep);
+	if (o->recover)
+		json_object_set_new(opts, "recover", program_json(o, o->recover));
+	return opts;
 }
 
 int crash_run_record(const struct crash_options *o, const char *accel_reason, json_t *options)
@@ -167,6 +173,7 @@ int crash_summary_finish(const struct crash_options *o, json_t *rows, double sec
 		return 1;
 	}
 	verdict_table(rows, stdout, TABLE_TEXT);
+	verdict_blackbox_table(rows, stdout, TABLE_TEXT);
 	verdict_causes(rows, stdout, TABLE_TEXT);
 	printf("\n%lld crash images in %.0f s (accelerator %s); checking took %.0f s in %d checker guest%s at once: "
 	       "%.2f images/s, each with mount, verification and fsck", images, seconds, o->accel,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../../proto/ack_line.h"
+#include "../../proto/print_line.h"
 #include "../image.h"
 #include "crash.h"
 #include "../../lib/diskfull.h"
@@ -33,6 +34,16 @@ void crash_writer_begin(struct crash_scenario_state *st, const char *platform)
 	st->acks_checked = st->acks_unlocated = st->acks_pending = 0;
 	st->model_error[0] = st->protocol_error[0] = st->disk_full[0] = st->log_error[0] = '\0';
 	st->ack_log_len = 0;
+	if (st->printed_log)
+		fclose(st->printed_log);
+	st->printed_log = NULL;
+	for (size_t i = 0; i < st->nprinted; i++)
+		free(st->printed[i]);
+	st->nprinted = 0;
+	st->printed_dropped = 0;
+	st->fences_offered = 0;
+	st->fence_stride = 1;
+	st->point_files = st->points_skipped = 0;
 	ack_stream_free(&st->stream);
 	st->platform = platform;
 	st->next_ack_crash = 1 + rand_r(&st->rng) % 40;
@@ -61,6 +72,7 @@ static void take_image(struct crash_scenario_state *st, struct vm *vm, const cha
 	copied = image_copy(vm_nvdimm(vm), im->path);
 	if (copied == 0) {
 		st->checks[st->nimages].acked = st->nacks;
+		st->checks[st->nimages].printed = st->nprinted;
 		im->why = why;
 		st->nimages++;
 	} else if (disk_full_errno(errno)) {
@@ -120,19 +132,61 @@ static void check_ack(struct crash_scenario_state *st)
 	}
 }
 
+/*
+ * Black box: the fence points are the model's own events, one in
+ * --fence-period of the fences that write lines back and leave others
+ * pending. The host keeps one in every fence_stride of those offered; when
+ * the kept ones fill --fence-points it drops every other one and doubles
+ * the stride. The sample is spread evenly over the whole run, and the
+ * summary states its rate.
+ */
+static int keep_fence_point(struct crash_scenario_state *st)
+{
+	size_t kept = 0, j = 0;
+
+	st->fences_offered++;
+	if (!st->opt->adr.fence_max || st->fences_offered % st->fence_stride)
+		return 0;
+	for (size_t p = 0; p < st->npoints; p++)
+		kept += !strcmp(st->points[p].kind, "fence");
+	if (kept < st->opt->adr.fence_max)
+		return 1;
+	st->fence_stride *= 2;
+	for (size_t p = 0; p < st->npoints; p++) {
+		if (!strcmp(st->points[p].kind, "fence") && st->points[p].offered % st->fence_stride) {
+			unlink(st->points[p].adr);
+			adr_point_free(&st->points[p]);
+			continue;
+		}
+		st->points[j++] = st->points[p];
+	}
+	st->npoints = j;
+	return st->fences_offered % st->fence_stride == 0;
+}
+
 static void take_point(struct crash_scenario_state *st, struct vm *vm, const char *kind, int answer)
 {
 	int ack = !strcmp(kind, "ack");
 	int want = !ack || st->nacks + 1 == st->next_ack_crash;
-	struct adr_point *pt = &st->points[st->npoints];
+	struct adr_point *pt;
 
 	if (ack)
 		check_ack(st);
-	if (want && st->npoints < MAX_POINTS) {
+	if (st->blackbox && !strcmp(kind, "fence"))
+		want = keep_fence_point(st);
+	pt = &st->points[st->npoints];
+	/* The last place is the kill point's: the state after the program. */
+	if (want && st->npoints + !!strcmp(kind, "kill") >= MAX_POINTS) {
+		st->points_skipped++;
+		want = 0;
+	}
+	if (want) {
 		memset(pt, 0, sizeof(*pt));
 		snprintf(pt->kind, sizeof(pt->kind), "%s", kind);
-		snprintf(pt->adr, sizeof(pt->adr), "%s/images/p%03zu.adr", st->dir, st->npoints);
+		snprintf(pt->adr, sizeof(pt->adr), "%s/images/p%03zu.adr", st->dir, st->point_files++);
 		pt->acked = st->nacks + ack;
+		pt->printed = st->nprinted;
+		pt->offered = st->fences_offered;
 		if (ack && st->model.have_rec) {
 			pt->rec = st->model.rec;
 			pt->has_rec = 1;
@@ -224,6 +278,64 @@ static int log_ack(struct crash_scenario_state *st, struct vm *vm, const struct 
 	return -1;
 }
 
+/*
+ * A line a black-box program printed (proto/print_line.h): kept in order,
+ * as the guest sent it but printable and bounded, and in printed.log for
+ * the user. Each crash point counts how many had arrived.
+ */
+static void keep_printed(struct crash_scenario_state *st, const char *text)
+{
+	char *copy;
+
+	if (st->nprinted == PRINT_LINES_MAX) {
+		st->printed_dropped++;
+		return;
+	}
+	if (st->nprinted == st->printed_cap) {
+		st->printed_cap = st->printed_cap ? 2 * st->printed_cap : 1024;
+		st->printed = realloc(st->printed, st->printed_cap * sizeof(*st->printed));
+		if (!st->printed)
+			abort();
+	}
+	copy = strndup(text, PRINT_TEXT_MAX);
+	if (!copy)
+		abort();
+	for (char *c = copy; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?';
+	st->printed[st->nprinted++] = copy;
+	/* The log is for the user; the checks use the lines kept here. */
+	if (st->printed_log && fprintf(st->printed_log, "%s\n", copy) < 0) {
+		fclose(st->printed_log);
+		st->printed_log = NULL;
+	}
+}
+
+/*
+ * A black box's end: "done" when the program has exited, the crash right
+ * after it (the guest paused meanwhile, then answered); "clean" once the
+ * guest has synced and unmounted: the state after a clean exit, the
+ * reference of the differential oracle (crash_judge.c), and then QEMU goes.
+ */
+static void blackbox_end(struct crash_scenario_state *st, struct vm *vm, const char *line)
+{
+	if (!strcmp(line, "done")) {
+		if (vm_pause(vm) < 0)
+			return;
+		if (is_adr(st))
+			take_point(st, vm, "kill", 0);
+		else
+			take_image(st, vm, "kill", 1);
+		if (!st->disk_full[0] && vm_resume(vm) == 0)
+			vm_reply(vm, "ok\n");
+		return;
+	}
+	if (vm_pause(vm) == 0)
+		take_image(st, vm, "clean", 1);
+	vm_kill(vm);
+	st->done = 1;
+}
+
 static void writer_line(void *ctx, struct vm *vm, const char *line)
 {
 	struct crash_scenario_state *st = ctx;
@@ -232,13 +344,19 @@ static void writer_line(void *ctx, struct vm *vm, const char *line)
 
 	if (st->protocol_error[0] || st->disk_full[0] || st->log_error[0] || st->done)
 		return;
+	if (!strncmp(line, PRINT_LINE_PREFIX, strlen(PRINT_LINE_PREFIX))) {
+		keep_printed(st, line + strlen(PRINT_LINE_PREFIX));
+		return;
+	}
 	switch (ack_stream_take(&st->stream, line, &rec, why, sizeof(why))) {
 	case ACK_REFUSED:
 		protocol_error(st, vm, line, why);
 		return;
 	case ACK_NOT_ACK:
-		if (strcmp(line, "done"))
-			protocol_error(st, vm, line, "not a line of the writer's protocol (ack, done)");
+		if (st->blackbox && (!strcmp(line, "done") || !strcmp(line, "clean")))
+			blackbox_end(st, vm, line);
+		else if (strcmp(line, "done"))
+			protocol_error(st, vm, line, "not a line of the writer's protocol (ack, print, done)");
 		else {
 			/* The last crash point: power off before any sync or unmount. */
 			vm_kill(vm);
@@ -305,7 +423,8 @@ static void writer_tick(void *ctx, struct vm *vm)
 		return;
 	if (is_adr(st) && !st->base_checked)
 		check_nvdimm_base(st, vm);
-	if (st->nacks && now_s() >= st->next_time_crash) {
+	/* A black-box program acknowledges nothing: its times count from the start. */
+	if ((st->nacks || st->blackbox) && now_s() >= st->next_time_crash) {
 		/* Under ADR the model takes it at the next store into the region. */
 		if (is_adr(st))
 			adr_model_request_time(&st->model);
@@ -333,8 +452,10 @@ static char *writer_script(const struct crash_scenario_state *st, const struct s
 	shell_word(f, fs);
 	fputs(" PMEM_CRASH_MODE=", f);
 	shell_word(f, sc->mode);
-	fprintf(f, " PMEM_CRASH_ADR=%d PMEM_CRASH_PROGRAM=%d\nexec sh /usr/share/pmem/crash-writer.sh\n", is_adr(st),
-		st->program != NULL);
+	fputs(" PMEM_CRASH_ARGS=", f);
+	shell_word(f, st->program_args ? st->program_args : "");
+	fprintf(f, " PMEM_CRASH_ADR=%d PMEM_CRASH_PROGRAM=%d PMEM_CRASH_PRINT=%d\nexec sh /usr/share/pmem/crash-writer.sh\n",
+		is_adr(st), st->program != NULL, st->blackbox);
 	fclose(f);
 	return s;
 }
@@ -373,6 +494,10 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 			fprintf(stderr, "crashtest: cannot write %s: %s\n", path, strerror(errno));
 		return -1;
 	}
+	if (st->blackbox) {
+		snprintf(path, sizeof(path), "%s/printed.log", st->dir);
+		st->printed_log = fopen(path, "w");
+	}
 	snprintf(nv, sizeof(nv), "%s/nvdimm.img", st->dir);
 	if (image_copy(golden, nv) < 0) {
 		/* image_copy said why; a full disk stops the run. */
@@ -402,7 +527,13 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 			fclose(st->ack_log);
 			return -1;
 		}
-		if (adr_model_start(&st->model, st->dir, nv, o.qemu.nvdimm_size - NVDIMM_LABEL_SIZE, &opt->adr,
+		/* A black-box run takes its fence points from all the model offers
+		 * (keep_fence_point()); otherwise the model stops at fence_max. */
+		struct adr_params adr = opt->adr;
+
+		if (st->blackbox)
+			adr.fence_max = UINT64_MAX / 2;
+		if (adr_model_start(&st->model, st->dir, nv, o.qemu.nvdimm_size - NVDIMM_LABEL_SIZE, &adr,
 				    opt->adr_plugin, plugin, sizeof(plugin)) < 0) {
 			fclose(st->ack_log);
 			return -1;
@@ -420,6 +551,9 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 	vm_run(&o, r);
 	free(script);
 	fclose(st->ack_log);
+	if (st->printed_log)
+		fclose(st->printed_log);
+	st->printed_log = NULL;
 	if (is_adr(st)) {
 		adr_model_stop(&st->model);
 		if (st->model_error[0])
@@ -434,18 +568,28 @@ int crash_writer_failed(const struct crash_scenario_state *st, const struct vm_r
 {
 	const char *who = st->program ? "your program" : "the writer";
 	int sig = r->guest_exit - 128;
+	char when[160];
 
-	if (st->done && (st->nacks || !st->program))
+	if (st->done && (st->nacks || !st->program || st->blackbox))
 		return 0;
+	/* How far it came: in acks, or for a black box in fences and lines. */
+	if (!st->blackbox)
+		snprintf(when, sizeof(when), "after %zu acks", st->nacks);
+	else if (is_adr(st) && !st->fences_offered)
+		snprintf(when, sizeof(when), "before its first fence (%zu lines printed)", st->nprinted);
+	else
+		snprintf(when, sizeof(when), "after %llu fences and %zu lines printed",
+			 (unsigned long long)st->fences_offered, st->nprinted);
 	if (st->done)
 		snprintf(why, len, "%s finished without acknowledging a record, so nothing it wrote can be checked: "
-			 "call ack() (or pmem-ack) after each write it made durable", who);
+			 "call ack() (or pmem-ack) after each write it made durable, or give RECOVER= (--recover) "
+			 "to judge it by its own recovery", who);
 	else if (r->status == VM_OK && sig > 0 && sig < 65)
-		snprintf(why, len, "%s was killed by signal %d (%s) after %zu acks; its output is in guest.log", who,
-			 sig, strsignal(sig), st->nacks);
+		snprintf(why, len, "%s was killed by signal %d (%s) %s; its output is in guest.log", who, sig,
+			 strsignal(sig), when);
 	else if (r->status == VM_OK)
-		snprintf(why, len, "%s exited with status %d after %zu acks; its output is in guest.log", who,
-			 r->guest_exit, st->nacks);
+		snprintf(why, len, "%s exited with status %d %s; its output is in guest.log", who, r->guest_exit,
+			 when);
 	else
 		snprintf(why, len, "the writer did not finish (%s%s%s)", vm_status_name(r->status),
 			 r->message[0] ? ": " : "", r->message);
