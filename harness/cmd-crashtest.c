@@ -89,6 +89,7 @@ struct crashtest {
 	double t0;
 	/* planned units: what the plan fixed for them */
 	int checkers_asked;		/* --checkers, or 0 */
+	int fence_points_given, fence_period_given;
 	json_t *run_doc;		/* a unit's run.json: its strings are the options */
 	char fs_list[256];
 };
@@ -112,9 +113,11 @@ static void usage(FILE *f)
 		"  --platform      eadr: every executed store is durable (QEMU's view);\n"
 		"                  adr: lines not written back and fenced may be lost (TCG model)\n"
 		"  --subsets N     ADR images per crash point besides the strict one (default 20, max 64)\n"
-		"  --fence-points N  ADR crash points sampled at fences (default 4)\n"
+		"  --fence-points N  ADR crash points sampled at fences (default 4; a black box 32)\n"
 		"  --fence-period N  sample one in N fences that write lines back and leave\n"
-		"                  others pending (default 200; 1: each, up to --fence-points)\n"
+		"                  others pending (default 200; 1: each, up to --fence-points;\n"
+		"                  a black box: 1, each fence that wrote lines back, and the\n"
+		"                  kept ones thinned evenly to --fence-points)\n"
 		"  --program PROG  C or C++ sources (\"a.c b.cc\"), built with the ack, record and\n"
 		"                  flush helpers and --cflags/--ldlibs; an x86-64 binary (static,\n"
 		"                  or dynamic on libraries the guests carry); or a #!/bin/sh script\n"
@@ -178,8 +181,14 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 		case 'M': o->mode = optarg; break;
 		case 'L': o->platform = optarg; break;
 		case 'N': o->adr.subsets = strtoul(optarg, NULL, 0); break;
-		case 'F': o->adr.fence_max = strtoull(optarg, NULL, 0); break;
-		case 'E': o->adr.fence_period = strtoull(optarg, NULL, 0); break;
+		case 'F':
+			o->adr.fence_max = strtoull(optarg, NULL, 0);
+			t->fence_points_given = 1;
+			break;
+		case 'E':
+			o->adr.fence_period = strtoull(optarg, NULL, 0);
+			t->fence_period_given = 1;
+			break;
 		case 'c': o->checkers = t->checkers_asked = atoi(optarg); break;
 		case 'G': o->cflags = optarg; break;
 		case 'l': o->ldlibs = optarg; break;
@@ -229,6 +238,12 @@ static int check_options(struct crashtest *t)
 			o->platform);
 		return 2;
 	}
+	/* A black box has no acks to crash at: its fence points are all it has,
+	 * every one offered, and a sample of 32 spread over the run kept. */
+	if (o->recover && !t->fence_points_given)
+		o->adr.fence_max = 32;
+	if (o->recover && !t->fence_period_given)
+		o->adr.fence_period = 1;
 	if (o->recover && !o->program) {
 		fprintf(stderr, "crashtest: --recover (RECOVER=) judges a --program (PROGRAM=): give the program too\n");
 		return 2;

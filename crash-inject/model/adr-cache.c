@@ -4,7 +4,7 @@
  *
  *   qemu-system-x86_64 -accel tcg ... -plugin adr-cache.so,base=PHYS,size=BYTES,
  *       media=NV.img,durable=NV.durable,state=NV.state[,sock=PATH][,fence_max=N,
- *       fence_period=N,seed=N][,capacity=LINES]
+ *       fence_period=N,fence_any=0|1,seed=N][,capacity=LINES]
  *
  * QEMU models no CPU cache: every store the guest executes is in the backing
  * file at once, which is what an eADR platform guarantees. On an ADR
@@ -57,6 +57,7 @@
  *    region, so the harness can say which dropped line lost it;
  *  - a fence that leaves lines pending, sampled: each with probability
  *    1/fence_period, at most fence_max times (seeded, reproducible);
+ *    with fence_any=1, also a fence that leaves nothing pending;
  *  - the next store into the region after the harness asks with "time".
  *
  * Locking: one mutex guards the model; every callback that touches it takes
@@ -148,6 +149,9 @@ static GCond go_cond;
 static int go_count;		/* "go" lines received */
 static volatile int time_requested;
 static uint64_t fence_max, fence_period = 1000, fence_points, rng = 1;
+/* fence_any=1: a fence that wrote lines back qualifies even when none stay
+ * pending (a black box: its recovery is tested at every durable step). */
+static int fence_any;
 
 static uint64_t read_reg(int r)
 {
@@ -580,7 +584,7 @@ static void on_fence(unsigned int vcpu, void *udata)
 		st->fences++;
 	} else {
 		done = fence(vcpu);
-		if (done && st->npending && fence_points < fence_max &&
+		if (done && (st->npending || fence_any) && fence_points < fence_max &&
 		    next_random() % fence_period == 0) {
 			fence_points++;
 			crash_point("fence");
@@ -930,13 +934,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			fence_max = g_ascii_strtoull(v, NULL, 0);
 		else if (!strcmp(k, "fence_period"))
 			fence_period = g_ascii_strtoull(v, NULL, 0);
+		else if (!strcmp(k, "fence_any"))
+			fence_any = g_ascii_strtoull(v, NULL, 0) != 0;
 		else if (!strcmp(k, "seed"))
 			rng = g_ascii_strtoull(v, NULL, 0) * 2654435761ULL + 1;
 		else if (!strcmp(k, "capacity"))
 			capacity = g_ascii_strtoull(v, NULL, 0);
 		else {
 			fprintf(stderr, "adr-cache: unknown argument '%s' (base, size, media, durable, state, "
-				"sock, fence_max, fence_period, seed, capacity)\n", argv[i]);
+				"sock, fence_max, fence_period, fence_any, seed, capacity)\n", argv[i]);
 			return -1;
 		}
 	}

@@ -55,9 +55,9 @@ int adr_model_start(struct adr_model *m, const char *dir, const char *media, uin
 		return -1;
 	}
 	snprintf(arg, argsz, "%s,base=0x%llx,size=%" PRIu64 ",media=%s,durable=%s,state=%s,sock=%s,"
-		 "fence_max=%" PRIu64 ",fence_period=%" PRIu64 ",seed=%u",
+		 "fence_max=%" PRIu64 ",fence_period=%" PRIu64 ",fence_any=%d,seed=%u",
 		 plugin_so, ADR_NVDIMM_BASE, region_size, media, m->durable, m->state, m->sock_path,
-		 p->fence_max, p->fence_period ? p->fence_period : 1, p->seed);
+		 p->fence_max, p->fence_period ? p->fence_period : 1, p->fence_any, p->seed);
 	return 0;
 }
 

@@ -23,6 +23,7 @@ struct adr_params {
 	unsigned int subsets;		/* random subsets when more than 4 lines are pending */
 	uint64_t fence_max;		/* fence crash points at most */
 	uint64_t fence_period;		/* one qualifying fence in this many, on average */
+	int fence_any;			/* a fence qualifies when it wrote lines back, pending or not */
 	unsigned int seed;
 };
 

@@ -155,6 +155,9 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 		fputs("export PMEM_RECOVER_ARGS=", f);
 		shell_word(f, o->recover_args ? o->recover_args : "");
 		fputc('\n', f);
+		/* How long a recovery may run in the guest (30 s unless set). */
+		if (getenv("PMEM_RECOVER_TIMEOUT") && atoi(getenv("PMEM_RECOVER_TIMEOUT")) > 0)
+			fprintf(f, "export PMEM_RECOVER_TIMEOUT=%d\n", atoi(getenv("PMEM_RECOVER_TIMEOUT")));
 	}
 	fputs(checker_job, f);
 	fclose(f);

@@ -531,8 +531,10 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 		 * (keep_fence_point()); otherwise the model stops at fence_max. */
 		struct adr_params adr = opt->adr;
 
-		if (st->blackbox)
+		if (st->blackbox) {
 			adr.fence_max = UINT64_MAX / 2;
+			adr.fence_any = 1;
+		}
 		if (adr_model_start(&st->model, st->dir, nv, o.qemu.nvdimm_size - NVDIMM_LABEL_SIZE, &adr,
 				    opt->adr_plugin, plugin, sizeof(plugin)) < 0) {
 			fclose(st->ack_log);
