@@ -438,8 +438,9 @@ static void say(const char *fmt, ...)
 	}
 }
 
-/* Announce a crash point and hold this vCPU until the harness says "go". */
-static void crash_point(const char *kind)
+/* Announce a crash point (at a user-space fence: user) and hold this vCPU
+ * until the harness says "go". */
+static void crash_point_by(const char *kind, int user)
 {
 	int want;
 
@@ -447,9 +448,14 @@ static void crash_point(const char *kind)
 		return;
 	st->points++;
 	want = go_count + 1;
-	say("point %s %" PRIu64 " %" PRIu64 "\n", kind, st->points, st->npending);
+	say("point %s %" PRIu64 " %" PRIu64 "%s\n", kind, st->points, st->npending, user ? " user" : "");
 	while (sock_fd >= 0 && go_count < want)
 		g_cond_wait(&go_cond, &lock);
+}
+
+static void crash_point(const char *kind)
+{
+	crash_point_by(kind, 0);
 }
 
 static gpointer sock_reader(gpointer unused)
@@ -587,7 +593,8 @@ static void on_fence(unsigned int vcpu, void *udata)
 		if (done && (st->npending || fence_any) && fence_points < fence_max &&
 		    next_random() % fence_period == 0) {
 			fence_points++;
-			crash_point("fence");
+			/* Whose fence it was: a black box with none of its own is said so. */
+			crash_point_by("fence", d->pc < KERNEL_BASE);
 		}
 	}
 	g_mutex_unlock(&lock);

@@ -97,6 +97,8 @@ static int take_line(struct adr_model *m, char *line, char *kind, size_t ksz)
 		m->rec.n++;
 	} else if (sscanf(line, "point %15s %llu %llu", k, &a, &b) == 3) {
 		snprintf(kind, ksz, "%s", k);
+		/* A fence says whose it was: the program's or the kernel's. */
+		m->point_user = strstr(line, " user") != NULL;
 		return 1;
 	} else {
 		protocol_error(m, line);

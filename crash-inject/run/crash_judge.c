@@ -220,14 +220,15 @@ static int judge_by_reference(struct crash_scenario_state *st, size_t i, struct 
 		sums->crash_bugs++;
 	else if (rv)
 		sums->without_crash++;
-	else if (!sums->target_problem && !strcmp(st->images[i].why, "clean"))
-		sums->target_problem = json_sprintf("image %zu, the state after the program exited: %s (%s%s)", i,
+	else if (!sums->target_problem && !strcmp(st->images[i].why, "clean")) {
+		const char *out = json_string_value(json_object_get(verdict, "recover_output")) ?: "";
+
+		sums->target_problem = json_sprintf("image %zu, the state after a clean exit: %s%s%s%.*s", i,
 						    raw_verdict(st, i),
 						    json_is_true(json_object_get(verdict, "recover_timed_out")) ?
-							    "RECOVER timed out; " : "",
-						    json_string_value(json_object_get(verdict, "recover_output")) ?:
-							    "see its JSON");
-	else
+							    ", RECOVER timed out" : "",
+						    *out ? ": " : "", (int)strcspn(out, "\n"), out);
+	} else
 		sums->without_crash++;
 	return bug;
 }
@@ -312,8 +313,9 @@ static void blackbox_facts(const struct crash_scenario_state *st, struct verdict
 			      (json_int_t)st->nprinted, "printed_lines_dropped", (json_int_t)st->printed_dropped);
 
 	if (is_adr(st))
-		json_object_set_new(b, "fence_points", json_pack("{s:I, s:I, s:I, s:I}", "offered",
-								 (json_int_t)st->fences_offered, "period",
+		json_object_set_new(b, "fence_points", json_pack("{s:I, s:I, s:I, s:I, s:I}", "offered",
+								 (json_int_t)st->fences_offered, "by_program",
+								 (json_int_t)st->user_fences_offered, "period",
 								 (json_int_t)st->opt->adr.fence_period, "stride",
 								 (json_int_t)st->fence_stride, "cap",
 								 (json_int_t)st->opt->adr.fence_max));

@@ -96,7 +96,7 @@ json_t *crash_scenario_run(struct crash_scenario_state *st, const struct scenari
 	else if (crash_writer_failed(st, &r, failure, sizeof(failure)))
 		fprintf(stderr, "crashtest: %s/%s: %s; judging the %zu images taken before, as crash images of a run that failed\n",
 			sc->name, fs, failure, st->nimages);
-	else if (st->blackbox && is_adr(st) && !st->fences_offered)
+	else if (st->blackbox && is_adr(st) && !st->user_fences_offered)
 		fprintf(stderr, "crashtest: %s/%s: your program never fenced a line it wrote back (no clwb, clflushopt or NT store followed by sfence): under ADR it has no crash points but the one after it exited\n",
 			sc->name, fs);
 	f.status = r.status;

@@ -154,6 +154,7 @@ int crash_summary_finish(const struct crash_options *o, json_t *rows, double sec
 			      json_is_true(json_object_get(row, "missed")) ||
 			      json_object_get(row, "protocol_error") || json_object_get(row, "writer_failure") ||
 			      json_is_true(json_object_get(row, "model_incomplete")) ||
+			      json_object_get(json_object_get(row, "blackbox"), "target_problem") ||
 			      (json_integer_value(json_object_get(row, "acked_not_durable")) > 0 &&
 			       !strcmp(json_string_value(json_object_get(row, "expect")) ?: "", "intact"));
 	}

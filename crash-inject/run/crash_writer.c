@@ -41,7 +41,7 @@ void crash_writer_begin(struct crash_scenario_state *st, const char *platform)
 		free(st->printed[i]);
 	st->nprinted = 0;
 	st->printed_dropped = 0;
-	st->fences_offered = 0;
+	st->fences_offered = st->user_fences_offered = 0;
 	st->fence_stride = 1;
 	st->point_files = st->points_skipped = 0;
 	ack_stream_free(&st->stream);
@@ -145,6 +145,7 @@ static int keep_fence_point(struct crash_scenario_state *st)
 	size_t kept = 0, j = 0;
 
 	st->fences_offered++;
+	st->user_fences_offered += st->model.point_user;
 	if (!st->opt->adr.fence_max || st->fences_offered % st->fence_stride)
 		return 0;
 	for (size_t p = 0; p < st->npoints; p++)
@@ -577,7 +578,7 @@ int crash_writer_failed(const struct crash_scenario_state *st, const struct vm_r
 	/* How far it came: in acks, or for a black box in fences and lines. */
 	if (!st->blackbox)
 		snprintf(when, sizeof(when), "after %zu acks", st->nacks);
-	else if (is_adr(st) && !st->fences_offered)
+	else if (is_adr(st) && !st->user_fences_offered)
 		snprintf(when, sizeof(when), "before its first fence (%zu lines printed)", st->nprinted);
 	else
 		snprintf(when, sizeof(when), "after %llu fences and %zu lines printed",
