@@ -217,8 +217,8 @@ void verdict_blackbox_table(json_t *rows, FILE *out, enum table_format fmt)
 	if (!any)
 		return;
 	table_note(out, fmt, "Programs judged black-box by their own recovery: a failure is a crash bug only where "
-			     "the same recovery passes on the state without the crash (the eADR image of its crash "
-			     "point; for that one, the state after the program exited).");
+			     "the same recovery passes on the uncrashed state at the same point (under ADR the eADR "
+			     "image of its crash point, under eADR the state after a clean exit).");
 	table_begin(&t, out, fmt, NULL, 11, header, width);
 	json_array_foreach(rows, i, row) {
 		json_t *v = json_object_get(row, "verdicts"), *b = json_object_get(row, "blackbox");

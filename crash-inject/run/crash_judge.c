@@ -178,33 +178,40 @@ static const char *raw_verdict(const struct crash_scenario_state *st, size_t i)
 
 /*
  * Black box, the differential oracle: the image a failing one is compared
- * with, the same recovery on the state without the loss. An ADR image's is
- * the eADR image of its crash point (every store kept); that one's, and an
- * eADR run's image's, is the state after a clean exit (the program done,
- * the filesystem synced and unmounted: the clean image). -1: none (the
- * clean image itself).
+ * with, the same recovery on the uncrashed state at the same point. Under
+ * ADR that is the eADR image of its crash point (every store it executed
+ * kept), which is itself only a reference: what fails there fails without
+ * any line lost, and an eADR run judges it. An eADR run's image is
+ * compared with the state after a clean exit (the program done, the
+ * filesystem synced and unmounted: the clean image). REF_IS_REFERENCE: a
+ * reference itself; REF_NONE: none (the clean image).
  */
+#define REF_NONE (-1)
+#define REF_IS_REFERENCE (-2)
 static long reference_image(const struct crash_scenario_state *st, size_t i)
 {
 	const struct image *im = &st->images[i];
 
-	if (im->point >= 0 && strcmp(im->variant, "eadr")) {
+	if (im->point >= 0 && !strcmp(im->variant, "eadr"))
+		return REF_IS_REFERENCE;
+	if (im->point >= 0) {
 		for (size_t j = 0; j < st->nimages; j++)
 			if (st->images[j].point == im->point && !strcmp(st->images[j].variant, "eadr"))
 				return j;
-		return -1;
+		return REF_NONE;
 	}
 	for (size_t j = st->nimages; j-- > 0;)
 		if (!strcmp(st->images[j].why, "clean"))
-			return j == i ? -1 : (long)j;
-	return -1;
+			return j == i ? REF_NONE : (long)j;
+	return REF_NONE;
 }
 
 /*
  * A black-box image that failed is a crash bug only when its reference
- * recovered; one whose reference fails too fails without the crash, and the
- * clean image failing is a problem of the target or the harness, not a bug.
- * Returns whether it is a crash bug.
+ * recovered; one whose reference fails too fails without the crash (or,
+ * an ADR point's eADR image, without the loss of a line). The clean image
+ * failing is a problem of the target or the harness, not a bug. Returns
+ * whether it is a crash bug.
  */
 static int judge_by_reference(struct crash_scenario_state *st, size_t i, struct verdict_sums *sums)
 {
@@ -218,7 +225,7 @@ static int judge_by_reference(struct crash_scenario_state *st, size_t i, struct 
 	json_object_set_new(verdict, "crash_bug", json_boolean(bug));
 	if (bug)
 		sums->crash_bugs++;
-	else if (rv)
+	else if (rv || ref == REF_IS_REFERENCE)
 		sums->without_crash++;
 	else if (!sums->target_problem && !strcmp(st->images[i].why, "clean")) {
 		const char *out = json_string_value(json_object_get(verdict, "recover_output")) ?: "";
