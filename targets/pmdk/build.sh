@@ -109,6 +109,11 @@ failed() { # what
 }
 
 tree=$(pmdk_source_tree)
+if [ -n "$mutant" ]; then
+	found=$(mutant_matches "$tree")
+	[ "$found" = 1 ] ||
+		die "mutant $MUT_ID: the line '$MUT_FIND' occurs $found times in $MUT_FILE, not once"
+fi
 echo "pmdk: building PMDK $PMDK_SRC_DESC${mutant:+ with mutant $mutant} into $out" >&2
 
 # The copy: what git knows of a user's tree (tracked and untracked files,

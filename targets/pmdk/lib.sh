@@ -94,7 +94,8 @@ pmdk_unpack_debian() { # dir(empty) [files-dir]
 		debsrc_prepare "$suite" pmdk "$PMDK_SRC_VERSION" "$files" \
 			"Added by pmem-aware: source packages (qemu-plugin.h from QEMU's," \
 			"PMDK's tree from pmdk's) that no binary package ships."
-		debsrc_download pmdk "$PMDK_SRC_VERSION" "$files" "$suite"
+		(debsrc_download pmdk "$PMDK_SRC_VERSION" "$files" "$suite") ||
+			die "no source package to build; or set PMDK=<a PMDK ${PMDK_SRC_VERSION%-*} checkout>, or PMDK_DEBSRC=<a directory of pmdk_$PMDK_SRC_VERSION.dsc and its files>"
 	fi
 	dsc=$(find "$files" -maxdepth 1 -name 'pmdk_*.dsc' -print -quit)
 	orig=$(find "$files" -maxdepth 1 -name 'pmdk_*.orig.tar.*' ! -name '*.asc' -print -quit)
@@ -117,7 +118,7 @@ pmdk_unpack_debian() { # dir(empty) [files-dir]
 			die "cannot unpack $(basename "$orig") (see $out/unpack.log)"
 		echo "not applied (only the orig tarball: ${dsc:+dpkg-source -x failed, see unpack.log}${dsc:-no .dsc})" > "$out/patches"
 	fi
-	rm -rf "$out/download"
+	rm -rf "$out/download" "$out"/pmdk_*
 }
 
 pmdk_source_tree() {
@@ -136,9 +137,12 @@ pmdk_source_tree() {
 			rm -rf "$dir".tmp.*
 			tmp=$(mktemp -d "$dir.tmp.XXXXXX")
 			chmod 755 "$tmp"
+			# shellcheck disable=SC2064 # this tmp, now
+			trap "rm -rf '$tmp'" EXIT
 			echo "pmdk: unpacking PMDK $PMDK_SRC_DESC into $dir" >&2
 			pmdk_unpack_debian "$tmp" "${PMDK_DEBSRC:-}"
 			mv "$tmp" "$dir"
+			trap - EXIT
 		fi
 		flock -u "$srclock"
 		exec {srclock}>&-
