@@ -51,6 +51,11 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+# PMDK's Makefiles read these from the environment: a make above us (our
+# Makefile's --no-builtin-variables) or a user's CFLAGS would change the
+# build behind the key's back.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES CFLAGS CPPFLAGS LDFLAGS LIBS EXTRA_CFLAGS EXTRA_LDFLAGS DEBUG
+
 # What the build is made of: each goes into the key.
 CC=gcc
 JOBS=${PMDK_JOBS:-2}
