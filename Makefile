@@ -18,6 +18,7 @@
 #   make report      a run's HTML page and markdown summary (RUN_ID=<run-id>)
 #   make compare     runs side by side (A=<run> B=<run> [HTML=dir])
 #   make setup       install missing Debian packages (needs root)
+#   make pmdk        PMDK built from source, static data_store and map-driver (PMDK=checkout, MUTANT=id)
 #
 # Kernels and golden images are cached outside the tree (see README.md).
 
@@ -104,7 +105,7 @@ $(BUILD_DIR)/obj/lib/filesystems.o $(call guest_obj,lib/filesystems.c) $(BUILD_D
 # How a user's program is built: the harness reads the same file.
 include workloads/user-program.mk
 
-.PHONY: all plugins setup kernels test-kernels images test test-long unit-test guest-test shellcheck compdb compile_commands.json clean bench crashtest compare report adr-cost crashbench bisect-check fuzz xfstests xfstests-image
+.PHONY: all plugins setup pmdk kernels test-kernels images test test-long unit-test guest-test shellcheck compdb compile_commands.json clean bench crashtest compare report adr-cost crashbench bisect-check fuzz xfstests xfstests-image
 all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) $(BUILD_DIR)/guest/aware-mmap.so $(ACKLIB) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
@@ -118,6 +119,15 @@ endif
 
 setup:
 	vm-images/setup-host.sh
+
+# make pmdk [PMDK=<your PMDK checkout>] [MUTANT=<row of targets/pmdk/mutants>]:
+# libpmem and libpmemobj built from source with -g, and static data_store,
+# map-driver and map-check linked with them (docs/pmdk.md). build.sh caches
+# the build by its inputs and prints its directory; build/pmdk points there.
+pmdk:
+	@mkdir -p $(BUILD_DIR)
+	dir=$$($(if $(PMDK),PMDK='$(PMDK)' )targets/pmdk/build.sh$(if $(MUTANT), --mutant '$(MUTANT)')) && \
+		ln -sfn "$$dir" $(BUILD_DIR)/pmdk && echo "$(BUILD_DIR)/pmdk -> $$dir"
 
 # One object per source, so an edit recompiles that file alone; -MMD -MP
 # writes beside it (.d) the headers it read, for the next make.

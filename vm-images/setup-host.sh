@@ -23,6 +23,11 @@ packages=(
 	busybox-static ndctl daxctl e2fsprogs xfsprogs fio libpmem1 libpmem-dev linux-perf
 	# PMDK programs under test: libpmemobj to build against, pmempool for their checkers
 	libpmemobj-dev pmdk-tools
+	# make pmdk (targets/pmdk/build.sh): PMDK 1.12.1 from its Debian source package
+	# (apt-get source, dpkg-source -x) with NDCTL_ENABLE=n, which needs only make,
+	# gcc, pkg-config and libc.a (build-essential, above); static binaries checked
+	# with file, nm and addr2line
+	dpkg-dev binutils
 	# tests/program.t: a Rust program linking libpmemack.a
 	rustc
 	# reports: plots, and the browser the report test opens them in
