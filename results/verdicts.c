@@ -241,4 +241,17 @@ void verdict_blackbox_table(json_t *rows, FILE *out, enum table_format fmt)
 		table_row(&t, cells);
 	}
 	table_end(&t);
+	/* What failed without the crash, by what the recovery said. */
+	json_array_foreach(rows, i, row) {
+		json_t *why = json_object_get(json_object_get(row, "blackbox"), "why_without_crash"), *n;
+		const char *key;
+		char text[600];
+
+		json_object_foreach(why, key, n) {
+			snprintf(text, sizeof(text), "%s/%s: %lld image%s fail without the crash too: %s", str(row, "scenario"),
+				 str(row, "fs"), (long long)json_integer_value(n), json_integer_value(n) == 1 ? "" : "s",
+				 key);
+			table_note(out, fmt, text);
+		}
+	}
 }

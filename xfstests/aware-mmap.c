@@ -7,6 +7,9 @@
  * file without DAX, or a kernel without the port: EOPNOTSUPP) is made as the
  * program asked. With PMEM_AWARE_LOG set, each mapping made aware appends a
  * line there, so the run can say how many there were.
+ *
+ * Built with -DAWARE_WRAP it is instead linked into a static program
+ * (targets/pmdk/build.sh: data_store-aware and the like), wrapping mmap.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -60,6 +63,25 @@ static void *aware_first(mmap_fn real, void *addr, size_t len, int prot, int fla
 	return real(addr, len, prot, flags, fd, off);
 }
 
+#ifdef AWARE_WRAP
+/*
+ * Linked into a static program with -Wl,--wrap=mmap,--wrap=mmap64 (no
+ * LD_PRELOAD reaches a static binary): every call the program's own
+ * objects make to mmap comes here; libc's internal mappings do not.
+ */
+void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+void *__real_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return aware_first(__real_mmap, addr, len, prot, flags, fd, off);
+}
+
+void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return aware_first(__real_mmap64, addr, len, prot, flags, fd, off);
+}
+#else
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	static mmap_fn real;
@@ -77,3 +99,4 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		real = (mmap_fn)dlsym(RTLD_NEXT, "mmap64");
 	return aware_first(real, addr, len, prot, flags, fd, off);
 }
+#endif

@@ -32,6 +32,7 @@ struct verdict_sums {
 	 * failed too, and why the state after a clean exit failed (or NULL) */
 	int crash_bugs, without_crash;
 	json_t *target_problem;
+	json_t *why_without;	/* first line of the recovery's output -> images */
 };
 
 static json_t *points_by_kind(const struct crash_scenario_state *st)
@@ -206,6 +207,23 @@ static long reference_image(const struct crash_scenario_state *st, size_t i)
 	return REF_NONE;
 }
 
+/* Why images failed without the crash, by the first line their recovery
+ * printed: what the summary names, so the reader sees which failure it is. */
+static void note_without_crash(struct verdict_sums *sums, json_t *verdict)
+{
+	const char *out = json_string_value(json_object_get(verdict, "recover_output")) ?: "";
+	const char *v = json_string_value(json_object_get(verdict, "verdict")) ?: "?";
+	char key[200];
+
+	sums->without_crash++;
+	if (*out)
+		snprintf(key, sizeof(key), "%s: %.*s", v, (int)strcspn(out, "\n"), out);
+	else
+		snprintf(key, sizeof(key), "%s", v);
+	json_object_set_new(sums->why_without, key,
+			    json_integer(json_integer_value(json_object_get(sums->why_without, key)) + 1));
+}
+
 /*
  * A black-box image that failed is a crash bug only when its reference
  * recovered; one whose reference fails too fails without the crash (or,
@@ -226,7 +244,7 @@ static int judge_by_reference(struct crash_scenario_state *st, size_t i, struct 
 	if (bug)
 		sums->crash_bugs++;
 	else if (rv || ref == REF_IS_REFERENCE)
-		sums->without_crash++;
+		note_without_crash(sums, verdict);
 	else if (!sums->target_problem && !strcmp(st->images[i].why, "clean")) {
 		const char *out = json_string_value(json_object_get(verdict, "recover_output")) ?: "";
 
@@ -236,7 +254,7 @@ static int judge_by_reference(struct crash_scenario_state *st, size_t i, struct 
 							    ", RECOVER timed out" : "",
 						    *out ? ": " : "", (int)strcspn(out, "\n"), out);
 	} else
-		sums->without_crash++;
+		note_without_crash(sums, verdict);
 	return bug;
 }
 
@@ -262,6 +280,8 @@ static int judge_image(struct crash_scenario_state *st, const struct scenario *s
 	json_object_set_new(chk->verdict, "platform", json_string(st->platform));
 	json_object_set_new(chk->verdict, "taken", json_string(im->why));
 	json_object_set_new(chk->verdict, "acked", json_integer(chk->acked));
+	if (st->blackbox)
+		json_object_set_new(chk->verdict, "printed", json_integer(chk->printed));
 	json_object_set_new(chk->verdict, "recheck",
 		json_sprintf("build/pmem-harness crashcheck --fs %s --acks %s/acks.log --acked %zu --image %s",
 			     fs, st->dir, chk->acked, im->path));
@@ -328,6 +348,8 @@ static void blackbox_facts(const struct crash_scenario_state *st, struct verdict
 								 (json_int_t)st->opt->adr.fence_max));
 	if (st->points_skipped)
 		json_object_set_new(b, "points_skipped", json_integer(st->points_skipped));
+	if (json_object_size(sums->why_without))
+		json_object_set(b, "why_without_crash", sums->why_without);
 	if (sums->target_problem)
 		json_object_set_new(b, "target_problem", sums->target_problem);
 	sums->target_problem = NULL;
@@ -366,6 +388,7 @@ static json_t *scenario_row(struct crash_scenario_state *st, const struct scenar
 	if (json_object_size(sums->causes))
 		json_object_set_new(row, "causes", cause_tally_list(sums->causes, 8));
 	json_decref(sums->causes);
+	json_decref(sums->why_without);
 	if (is_adr(st)) {
 		json_object_set_new(row, "model", model_json(st, sym, &incomplete));
 		if (incomplete)
@@ -381,6 +404,7 @@ json_t *crash_judge(struct crash_scenario_state *st, const struct scenario *sc, 
 		.counts = json_pack("{s:i, s:i, s:i, s:i}", "intact", 0, "lost", 0, "torn", 0, "fs-corrupt", 0),
 		.unexpected = json_array(),
 		.causes = json_object(),
+		.why_without = json_object(),
 	};
 	struct symbolizer sym;
 	json_t *row;
@@ -394,6 +418,8 @@ json_t *crash_judge(struct crash_scenario_state *st, const struct scenario *sc, 
 			json_decref(sums.counts);
 			json_decref(sums.unexpected);
 			json_decref(sums.causes);
+			json_decref(sums.why_without);
+			json_decref(sums.target_problem);
 			if (is_adr(st))
 				symbolizer_free(&sym);
 			return NULL;
