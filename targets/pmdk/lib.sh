@@ -139,7 +139,7 @@ pmdk_source_tree() {
 			chmod 755 "$tmp"
 			# shellcheck disable=SC2064 # this tmp, now
 			trap "rm -rf '$tmp'" EXIT
-			echo "pmdk: unpacking PMDK $PMDK_SRC_DESC into $dir" >&2
+			echo "pmdk: fetching and unpacking PMDK $PMDK_SRC_DESC into $dir" >&2
 			pmdk_unpack_debian "$tmp" "${PMDK_DEBSRC:-}"
 			mv "$tmp" "$dir"
 			trap - EXIT

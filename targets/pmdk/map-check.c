@@ -6,8 +6,10 @@
  *	PMEM_PRINTED=<file> map-check <map_type> <pool file>
  *
  * PMEM_PRINTED names a file of the lines map-driver printed before the
- * crash point (complete lines; absent or empty: nothing printed). The pool
- * is opened with pmemobj_open(), which replays or rolls back the logs as a
+ * crash point (complete lines; absent or empty: nothing printed; lines other
+ * than "inserted K" are left out). The pool is opened with pmemobj_open(),
+ * which replays or rolls back libpmemobj's logs, and the map recovered with
+ * its own init (hashmap_atomic finishes an interrupted rebuild there), as a
  * restart would; the map's own check (the map_ops' check) must pass, and
  * every "inserted K" line's key must be found by map_lookup(), with the
  * value map-driver gave it (driver_value(K) in a store_item).
@@ -17,9 +19,10 @@
  *
  * Exit status (one line on stderr for each finding):
  *	0 consistent
- *	1 usage, or PMEM_PRINTED unreadable or malformed
+ *	1 usage, or PMEM_PRINTED unreadable
  *	2 keys were printed and the pool is missing or pmemobj_open() failed
- *	3 the map's check failed (or keys were printed and the root has no map)
+ *	3 the map's check or its init failed (or keys were printed and the root
+ *	  has no map)
  *	4 a printed key is missing
  *	5 a printed key's value is wrong
  */
@@ -40,8 +43,9 @@ static const char *prog = "map-check";
 static long read_printed(uint64_t **keys)
 {
 	const char *path = getenv("PMEM_PRINTED");
-	char line[128];
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, linecap = 0;
+	char *line = NULL;
+	ssize_t len;
 	FILE *f;
 
 	*keys = NULL;
@@ -52,18 +56,15 @@ static long read_printed(uint64_t **keys)
 		perror(path);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	while ((len = getline(&line, &linecap, f)) > 0) {
 		unsigned long long key;
 		char nl;
 
-		/* Only complete lines; anything else map-driver never prints. */
-		if (!strchr(line, '\n'))
+		/* Complete "inserted K" lines only: any other line says nothing. */
+		if (line[len - 1] != '\n')
 			break;
-		if (sscanf(line, "inserted %llu%c", &key, &nl) != 2 || nl != '\n') {
-			fprintf(stderr, "%s: %s: not a line map-driver prints: %s", prog, path, line);
-			fclose(f);
-			return -1;
-		}
+		if (sscanf(line, "inserted %llu%c", &key, &nl) != 2 || nl != '\n' || line[9] == '-')
+			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 1024;
 			*keys = realloc(*keys, cap * sizeof(**keys));
@@ -72,6 +73,7 @@ static long read_printed(uint64_t **keys)
 		}
 		(*keys)[n++] = key;
 	}
+	free(line);
 	fclose(f);
 	return (long)n;
 }
@@ -148,6 +150,9 @@ int main(int argc, char *argv[])
 	}
 	if (type->ops->check && map_check(mapc, map)) {
 		fprintf(stderr, "%s: the map's check failed: the root's map is not a valid %s\n", prog, type->name);
+		status = CHECK_FAILED;
+	} else if (type->ops->init && map_init(mapc, map)) {
+		fprintf(stderr, "%s: the map's init (its recovery) failed\n", prog);
 		status = CHECK_FAILED;
 	}
 	for (long i = 0; i < printed && status != CHECK_FAILED; i++) {
