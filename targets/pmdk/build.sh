@@ -16,6 +16,10 @@
 # --debug       show the build's output on stderr as it runs (build.log
 #               keeps it either way)
 #
+# Exit status: 0 with the directory on stdout; 3 when no source can be had
+# (the mirror does not serve Debian's, and no PMDK= or PMDK_DEBSRC= is
+# given); 1 on any other failure, with one line on stderr.
+#
 # Source: PMDK=<your checkout> (copied, never modified), PMDK_DEBSRC=<dir
 # of pmdk_<ver>.dsc and its files>, or else Debian's source package of the
 # installed libpmemobj-dev, fetched with apt-get source (root the first
