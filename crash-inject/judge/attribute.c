@@ -141,7 +141,7 @@ void cause_tally_add(json_t *tally, json_t *verdict)
 	 * image's dropped lines are its causes, with no record to name. */
 	if (!per_record && v && (!strcmp(v, "lost") || !strcmp(v, "torn") || !strcmp(v, "recovery-failed") ||
 				   !strcmp(v, "pool-corrupt")))
-		causes = json_object_get(verdict, "dropped_sites");
+		causes = json_object_get(verdict, json_object_get(verdict, "suspect_sites") ? "suspect_sites" : "dropped_sites");
 	json_array_foreach(causes, i, cause) {
 		const char *site = json_string_value(json_object_get(cause, "site"));
 		const char *why = json_string_value(json_object_get(cause, "why"));

@@ -30,7 +30,7 @@ struct verdict_sums {
 	int kept_example;	/* one allowed loss is kept as an example */
 	/* black box: failures whose reference recovered, those whose reference
 	 * failed too, and why the state after a clean exit failed (or NULL) */
-	int crash_bugs, without_crash;
+	int crash_bugs, crash_bugs_adr, without_crash;
 	json_t *target_problem;
 	json_t *why_without;	/* first line of the recovery's output -> images */
 };
@@ -177,36 +177,6 @@ static const char *raw_verdict(const struct crash_scenario_state *st, size_t i)
 	return json_string_value(json_object_get(st->checks[i].verdict, "verdict")) ?: "fs-corrupt";
 }
 
-/*
- * Black box, the differential oracle: the image a failing one is compared
- * with, the same recovery on the uncrashed state at the same point. Under
- * ADR that is the eADR image of its crash point (every store it executed
- * kept), which is itself only a reference: what fails there fails without
- * any line lost, and an eADR run judges it. An eADR run's image is
- * compared with the state after a clean exit (the program done, the
- * filesystem synced and unmounted: the clean image). REF_IS_REFERENCE: a
- * reference itself; REF_NONE: none (the clean image).
- */
-#define REF_NONE (-1)
-#define REF_IS_REFERENCE (-2)
-static long reference_image(const struct crash_scenario_state *st, size_t i)
-{
-	const struct image *im = &st->images[i];
-
-	if (im->point >= 0 && !strcmp(im->variant, "eadr"))
-		return REF_IS_REFERENCE;
-	if (im->point >= 0) {
-		for (size_t j = 0; j < st->nimages; j++)
-			if (st->images[j].point == im->point && !strcmp(st->images[j].variant, "eadr"))
-				return j;
-		return REF_NONE;
-	}
-	for (size_t j = st->nimages; j-- > 0;)
-		if (!strcmp(st->images[j].why, "clean"))
-			return j == i ? REF_NONE : (long)j;
-	return REF_NONE;
-}
-
 /* Why images failed without the crash, by the first line their recovery
  * printed: what the summary names, so the reader sees which failure it is. */
 static void note_without_crash(struct verdict_sums *sums, json_t *verdict)
@@ -225,27 +195,56 @@ static void note_without_crash(struct verdict_sums *sums, json_t *verdict)
 }
 
 /*
+ * Black box, the differential oracle: the image a failing one is compared
+ * with, the same recovery on the uncrashed state at the same point. An ADR
+ * image's is the eADR image of its crash point (every store the program
+ * executed kept): failing where that one recovers, it failed by the lines
+ * the platform lost. An eADR image's (an eADR run's, or an ADR point's
+ * eADR image) is the state after a clean exit (the program done, the
+ * filesystem synced and unmounted: the clean image): failing where that
+ * one recovers, it failed by the crash itself. -1: none (the clean image).
+ */
+static long reference_image(const struct crash_scenario_state *st, size_t i)
+{
+	const struct image *im = &st->images[i];
+
+	if (im->point >= 0 && strcmp(im->variant, "eadr")) {
+		for (size_t j = 0; j < st->nimages; j++)
+			if (st->images[j].point == im->point && !strcmp(st->images[j].variant, "eadr"))
+				return j;
+		return -1;
+	}
+	for (size_t j = st->nimages; j-- > 0;)
+		if (!strcmp(st->images[j].why, "clean"))
+			return j == i ? -1 : (long)j;
+	return -1;
+}
+
+/*
  * A black-box image that failed is a crash bug only when its reference
- * recovered; one whose reference fails too fails without the crash (or,
- * an ADR point's eADR image, without the loss of a line). The clean image
- * failing is a problem of the target or the harness, not a bug. Returns
- * whether it is a crash bug.
+ * recovered: by lost lines ("adr") when the reference is its point's eADR
+ * image, by the crash ("eadr") when it is the clean image. One whose
+ * reference fails too fails without the crash. The clean image failing is
+ * a problem of the target or the harness, not a bug. Returns whether it
+ * is a crash bug.
  */
 static int judge_by_reference(struct crash_scenario_state *st, size_t i, struct verdict_sums *sums)
 {
 	json_t *verdict = st->checks[i].verdict;
 	long ref = reference_image(st, i);
 	const char *rv = ref >= 0 ? raw_verdict(st, ref) : NULL;
-	int bug = rv && verdict_ok(rv);
+	int bug = rv && verdict_ok(rv), by_lines = ref >= 0 && st->images[ref].point >= 0;
 
 	if (rv)
 		json_object_set_new(verdict, "reference", json_pack("{s:I, s:s}", "image", (json_int_t)ref, "verdict", rv));
 	json_object_set_new(verdict, "crash_bug", json_boolean(bug));
-	if (bug)
+	if (bug) {
+		json_object_set_new(verdict, "bug_kind", json_string(by_lines ? "adr" : "eadr"));
 		sums->crash_bugs++;
-	else if (rv || ref == REF_IS_REFERENCE)
+		sums->crash_bugs_adr += by_lines;
+	} else if (rv) {
 		note_without_crash(sums, verdict);
-	else if (!sums->target_problem && !strcmp(st->images[i].why, "clean")) {
+	} else if (!sums->target_problem && !strcmp(st->images[i].why, "clean")) {
 		const char *out = json_string_value(json_object_get(verdict, "recover_output")) ?: "";
 
 		sums->target_problem = json_sprintf("image %zu, the state after a clean exit: %s%s%s%.*s", i,
@@ -253,9 +252,81 @@ static int judge_by_reference(struct crash_scenario_state *st, size_t i, struct 
 						    json_is_true(json_object_get(verdict, "recover_timed_out")) ?
 							    ", RECOVER timed out" : "",
 						    *out ? ": " : "", (int)strcspn(out, "\n"), out);
-	} else
+	} else {
 		note_without_crash(sums, verdict);
+	}
 	return bug;
+}
+
+/*
+ * Black box, ADR: which of a point's dropped lines the failure needs. A
+ * strict-ADR image drops every pending line, most of them harmless (a
+ * library's runtime state in the pool, rewritten at every open), so its
+ * own list names too much. The point's images differ in the lines they
+ * keep: the suspects are the lines every failing image of the point
+ * dropped and no recovered one did (or, when that leaves none, those
+ * every failing image dropped). NULL when the point has no failing image.
+ */
+static unsigned char *point_suspects(const struct crash_scenario_state *st, long point)
+{
+	const struct adr_point *pt = &st->points[point];
+	unsigned char *all = malloc(pt->nlines + 1), *ok = calloc(pt->nlines + 1, 1);
+	size_t failing = 0, left = 0;
+
+	if (!all || !ok)
+		abort();
+	memset(all, 1, pt->nlines + 1);
+	for (size_t j = 0; j < st->nimages; j++) {
+		const struct image *im = &st->images[j];
+		int passed;
+
+		if (im->point != point || !im->keep)
+			continue;
+		passed = verdict_ok(raw_verdict(st, j));
+		failing += !passed;
+		for (size_t l = 0; l < pt->nlines; l++) {
+			if (passed)
+				ok[l] |= !im->keep[l];
+			else
+				all[l] &= !im->keep[l];
+		}
+	}
+	for (size_t l = 0; l < pt->nlines; l++)
+		left += all[l] && !ok[l];
+	for (size_t l = 0; left && l < pt->nlines; l++)
+		all[l] &= !ok[l];
+	free(ok);
+	if (!failing) {
+		free(all);
+		return NULL;
+	}
+	return all;
+}
+
+/* The suspects' sites (point_suspects()), as "suspect_sites" of a crash bug. */
+static void add_suspects(struct crash_scenario_state *st, size_t i, struct symbolizer *sym)
+{
+	const struct image *im = &st->images[i];
+	const struct adr_point *pt = &st->points[im->point];
+	unsigned char *susp = point_suspects(st, im->point), *keep;
+	struct record_map none = { NULL, 0 };
+	json_t *tmp;
+
+	if (!susp)
+		return;
+	keep = malloc(pt->nlines + 1);
+	if (!keep)
+		abort();
+	/* The image that drops the suspects alone, attributed as any image. */
+	for (size_t l = 0; l < pt->nlines; l++)
+		keep[l] = !susp[l];
+	tmp = json_pack("{s:s}", "verdict", "recovery-failed");
+	attribute_image(tmp, pt, keep, &none, sym);
+	json_object_set(st->checks[i].verdict, "suspect_sites", json_object_get(tmp, "dropped_sites") ?: json_array());
+	json_object_set(st->checks[i].verdict, "suspect_lines", json_object_get(tmp, "dropped_lines") ?: json_integer(0));
+	json_decref(tmp);
+	free(keep);
+	free(susp);
 }
 
 /*
@@ -289,6 +360,8 @@ static int judge_image(struct crash_scenario_state *st, const struct scenario *s
 		add_adr_facts(st, i, sym);
 	v = json_string_value(json_object_get(chk->verdict, "verdict"));
 	bug = st->blackbox && !verdict_ok(v) && judge_by_reference(st, i, sums);
+	if (bug && st->images[i].point >= 0)
+		add_suspects(st, i, sym);
 	if (!st->blackbox || bug)
 		cause_tally_add(sums->causes, chk->verdict);
 	json_object_set_new(sums->counts, v, json_integer(json_integer_value(json_object_get(sums->counts, v)) + 1));
@@ -335,7 +408,9 @@ static int judge_image(struct crash_scenario_state *st, const struct scenario *s
  */
 static void blackbox_facts(const struct crash_scenario_state *st, struct verdict_sums *sums, json_t *row)
 {
-	json_t *b = json_pack("{s:I, s:I, s:I, s:I}", "crash_bugs", (json_int_t)sums->crash_bugs,
+	json_t *b = json_pack("{s:I, s:{s:I, s:I}, s:I, s:I, s:I}", "crash_bugs", (json_int_t)sums->crash_bugs,
+			      "crash_bugs_by", "adr", (json_int_t)sums->crash_bugs_adr, "eadr",
+			      (json_int_t)(sums->crash_bugs - sums->crash_bugs_adr),
 			      "fail_without_crash", (json_int_t)sums->without_crash, "printed_lines",
 			      (json_int_t)st->nprinted, "printed_lines_dropped", (json_int_t)st->printed_dropped);
 

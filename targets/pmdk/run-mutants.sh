@@ -12,11 +12,12 @@
 #   PROGRAM='data_store MAP pool.obj N'  RECOVER='data_store MAP pool.obj 1'
 # MAP is the map its file implements, btree for libpmemobj's own files.
 # Caught: at least one crash bug (an ADR image fails where its eADR twin
-# recovers). Named: a crash bug's dropped line was last stored at the
-# mutated file:line; same function: at a line of the function around it.
+# recovers, or an eADR image where the clean exit does). Named: a line a
+# crash bug needs (its suspects, crash_judge.c) was last stored at the
+# mutated file:line; function: in the function around it.
 #
 # Environment: PMEM_MUTANT_INSERTS (100), PMEM_MUTANT_FS (ext4), FENCE_POINTS
-# (16), SUBSETS (4), SEED (1), RUN_ID; results in results/runs/<run-id>/
+# (24), SUBSETS (4), SEED (1), RUN_ID; results in results/runs/<run-id>/
 # (one crashtest run per mutant, and mutants.json, mutants.txt).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -59,7 +60,7 @@ function_at() { # file line
 base_dir=$(targets/pmdk/build.sh)
 echo "[" >"$out/mutants.json"
 sep=
-printf '%-26s %-15s %6s %5s %7s %6s  %s\n' mutant map images bugs caught named "site of the first crash bug" |
+printf '%-26s %-15s %6s %9s %7s %8s  %s\n' mutant map images "bugs a/e" caught named "first suspect of its crash bugs" |
 	tee "$out/mutants.txt"
 for id in "${ids[@]}"; do
 	row=$(grep -E "^${id}[[:space:]]*\|" targets/pmdk/mutants || true)
@@ -87,13 +88,19 @@ for id in "${ids[@]}"; do
 	fi
 	rc=0
 	"$build/pmem-harness" crashtest --program "$prog" --recover "$rec" --platform adr --fs "$fs" \
-		--fence-points "${FENCE_POINTS:-16}" --subsets "${SUBSETS:-4}" --seed "${SEED:-1}" \
+		--fence-points "${FENCE_POINTS:-24}" --subsets "${SUBSETS:-4}" --seed "${SEED:-1}" \
 		--results "$out" --run-id "$id" >"$out/$id.out" 2>"$out/$id.err" || rc=$?
 	summary=$out/$id/crash/summary.json
 	images=$(jq '.scenarios[0].images // 0' "$summary" 2>/dev/null || echo 0)
 	bugs=$(jq '.scenarios[0].blackbox.crash_bugs // 0' "$summary" 2>/dev/null || echo 0)
+	# Crash bugs by lost lines (an ADR image failing where its eADR twin
+	# recovers) / by the crash itself (an eADR image failing where the clean
+	# exit recovers).
+	by=$(jq -r '.scenarios[0].blackbox.crash_bugs_by // {} | "\(.adr // 0)/\(.eadr // 0)"' "$summary" 2>/dev/null ||
+		echo 0/0)
+	by=$(jq -r '.scenarios[0].blackbox.crash_bugs_by // {} | "\(.adr // 0)/\(.eadr // 0)"' "$summary" 2>/dev/null || echo 0/0)
 	target=$(jq -r '.scenarios[0].blackbox.target_problem // empty' "$summary" 2>/dev/null || true)
-	sites=$(jq -r 'select(.crash_bug == true) | .dropped_sites[]?.site' "$out/$id/crash/program__$fs"/image-*.json \
+	sites=$(jq -r 'select(.crash_bug == true) | (.suspect_sites // .dropped_sites)[]?.site' "$out/$id/crash/program__$fs"/image-*.json \
 		2>/dev/null | sort | uniq -c | sort -rn | awk '{ $1 = ""; print substr($0, 2) }' || true)
 	base=$(basename "$file")
 	named=no
@@ -106,13 +113,13 @@ for id in "${ids[@]}"; do
 	[ "$bugs" -gt 0 ] && caught=yes
 	[ -z "$target" ] || caught="no: breaks without a crash"
 	first=$(head -n 1 <<<"$sites")
-	printf '%-26s %-15s %6s %5s %7s %6s  %s\n' "$id" "$map" "$images" "$bugs" "${caught%%:*}" "$named" \
+	printf '%-26s %-15s %6s %9s %7s %8s  %s\n' "$id" "$map" "$images" "$by" "${caught%%:*}" "$named" \
 		"${first:--}" | tee -a "$out/mutants.txt"
 	jq -n --arg id "$id" --arg file "$file" --arg line "$line" --arg func "$func" --arg map "$map" \
-		--arg program "$prog" --arg recover "$rec" --argjson images "$images" --argjson bugs "$bugs" \
+		--arg program "$prog" --arg recover "$rec" --argjson images "$images" --argjson bugs "$bugs" --arg by "$by" \
 		--arg caught "$caught" --arg named "$named" --arg sites "$sites" --arg what "$what" --argjson rc "$rc" \
 		'{id: $id, file: $file, line: $line, function: $func, map: $map, what: $what, program: $program,
-		  recover: $recover, images: $images, crash_bugs: $bugs, caught: $caught, named: $named,
+		  recover: $recover, images: $images, crash_bugs: $bugs, adr_eadr: $by, caught: $caught, named: $named,
 		  sites: ($sites | split("\n") | map(select(. != ""))), crashtest_exit: $rc}' >"$out/$id.json"
 	{ printf '%s' "$sep"; cat "$out/$id.json"; } >>"$out/mutants.json"
 	sep=,
