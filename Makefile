@@ -433,6 +433,9 @@ SCENARIO_KERNELS = $(shell awk -v only=" $(subst $(comma), ,$(SCENARIOS)) " \
 
 # make crashtest PROGRAM="a.c b.cc" (or a binary, or a #!/bin/sh script) [CHECK=check.c] [CFLAGS=... LDLIBS=...]
 #                [MODES=aware] [FS=ext4] [PLATFORM=adr] [KERNELS=flavour or path]
+# make crashtest PROGRAM='prog args' RECOVER='prog args' [CHECK=...]: an unmodified program judged
+#                by its own recovery (docs/blackbox.md); data_store, map-driver and
+#                map-check are PMDK's, built by make pmdk when build/pmdk has none
 # SCHEDULER=parallel|slurm: one unit per scenario and filesystem.
 CRASH_RUN_ID := $(or $(RESUME),$(RUN_ID),$(shell date +%Y%m%d-%H%M%S)-crash)
 crashtest_options = $(if $(KERNELS),--kernel $(call kernel_names,$(KERNELS))) $(if $(FS),--fs "$(FS)") $(if $(ACCEL),--accel $(ACCEL)) \
@@ -444,6 +447,7 @@ crashtest_options = $(if $(KERNELS),--kernel $(call kernel_names,$(KERNELS))) $(
 crashtest:
 	vm-images/setup-host.sh
 	$(MAKE) all images
+	$(if $(filter data_store% map-driver% map-check%,$(firstword $(PROGRAM)) $(firstword $(RECOVER))),$(if $(wildcard $(BUILD_DIR)/pmdk/bin),,$(MAKE) pmdk))
 	vm-images/build-kernel.sh $(or $(KERNELS),6.1-aware) $(if $(PROGRAM),,$(SCENARIO_KERNELS))
 	$(call scheduled,crashtest,$(crashtest_options),$(if $(RESUME),--resume $(RESUME),$(if $(RUN_ID),--run-id $(RUN_ID))),$\
 		$(if $(RESUME),--resume,--run-id) $(CRASH_RUN_ID),$(CRASH_RUN_ID))
