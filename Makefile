@@ -105,7 +105,7 @@ $(BUILD_DIR)/obj/lib/filesystems.o $(call guest_obj,lib/filesystems.c) $(BUILD_D
 # How a user's program is built: the harness reads the same file.
 include workloads/user-program.mk
 
-.PHONY: all plugins setup pmdk kernels test-kernels images test test-long unit-test guest-test shellcheck compdb compile_commands.json clean bench crashtest compare report adr-cost crashbench bisect-check fuzz xfstests xfstests-image
+.PHONY: all plugins setup pmdk crashtest-pmdk mutants kernels test-kernels images test test-long unit-test guest-test shellcheck compdb compile_commands.json clean bench crashtest compare report adr-cost crashbench bisect-check fuzz xfstests xfstests-image
 all: $(BUILD_DIR)/pmem-harness $(GUEST_PROGS) $(BUILD_DIR)/guest/aware-mmap.so $(ACKLIB) plugins
 
 # The instruction counter needs QEMU >= 10; without it bench reports the
@@ -474,6 +474,20 @@ xfstests:
 	$(MAKE) all xfstests-image
 	vm-images/build-kernel.sh $(XFSTESTS_KERNELS)
 	$(call scheduled,xfstests,$(xfstests_options),$(if $(RUN_ID),--run-id $(RUN_ID)),--run-id $(XFSTESTS_RUN_ID),$(XFSTESTS_RUN_ID))
+
+# make crashtest-pmdk [PMDK_PROGRAM=data_store|map-driver] [MAPS="btree ..."] [FS=ext4]: PMDK's
+# example maps crash-tested black-box, each map on each filesystem, with
+# images/s per run (targets/pmdk/crashtest-maps.sh, docs/blackbox.md)
+crashtest-pmdk: all images
+	$(if $(wildcard $(BUILD_DIR)/pmdk/bin),,$(MAKE) pmdk)
+	vm-images/build-kernel.sh 6.1-aware
+	MAPS="$(MAPS)" FS="$(FS)" RUN_ID="$(RUN_ID)" targets/pmdk/crashtest-maps.sh $(or $(PMDK_PROGRAM),data_store)
+
+# make mutants [MUTANTS="id ..."]: each PMDK mutant (targets/pmdk/mutants) built and
+# crash-tested black-box: which are caught, and whether the mutated line is named
+mutants: all images
+	vm-images/build-kernel.sh 6.1-aware
+	RUN_ID="$(RUN_ID)" targets/pmdk/run-mutants.sh $(MUTANTS)
 
 # make adr-cost [JOB=file.fio] [REPS=3]: what the ADR model costs a guest (TCG)
 adr-cost: all images

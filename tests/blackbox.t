@@ -12,6 +12,11 @@
 #    (timed out; it fails on the clean exit too, so a target problem, no
 #    crash bug), a program that never fences under ADR, a program that
 #    exits non-zero before its first fence.
+#  - PMDK built from source (skipped, class pmdk-source, where the mirror
+#    serves none and no PMDK= is given): data_store finds no crash bug by
+#    lost lines, and its crashes inside pmemobj_create() are the only ones
+#    it cannot restart from; map-driver and map-check recover every image;
+#    the mutant tx-flush-range is caught, its suspects in btree_map.c.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tests/lib/guest-tap.sh
@@ -112,5 +117,52 @@ crash early-exit --program "$out/fails.sh" --recover "$out/nothing.sh" --platfor
 [ "$RC" -eq 1 ] && grep -q 'exited with status 3 before its first fence' "$out/early-exit.err"
 tap_ok $? "a program that fails before its first fence: said in one line, its images still judged" \
 	"$out/early-exit.err"
+
+# --- PMDK's own example maps, built from source (targets/pmdk, docs/pmdk.md). ---
+pmdk_tests=("data_store btree under ADR: no crash bug but crashes inside pmemobj_create, which data_store cannot restart from"
+	"map-driver and map-check, hashmap_atomic under ADR: every image recovers, every printed key found"
+	"PMDK mutant tx-flush-range (commit writes no range back): caught by lost lines, named in btree_map.c")
+pmdk=$(targets/pmdk/build.sh 2>"$out/pmdk.err")
+prc=$?
+if [ "$prc" -eq 3 ]; then
+	# This machine's mirror serves no PMDK source (class pmdk-source).
+	for t in "${pmdk_tests[@]}"; do
+		tap_skip "$t" "$(grep -m1 'no PMDK source' "$out/pmdk.err")"
+	done
+elif [ "$prc" -ne 0 ]; then
+	for t in "${pmdk_tests[@]}"; do
+		tap_ok 1 "$t: targets/pmdk/build.sh failed" "$out/pmdk.err"
+	done
+else
+	ds=$pmdk/bin/data_store
+	crash ds --program "$ds btree pool.obj 100" --recover "$ds btree pool.obj 1" --platform adr --subsets 2 \
+		--fence-points 12
+	# The eADR crash bugs all say data_store's "failed to open pool": the pool
+	# is there (its header written) but pmemobj_create() was cut short.
+	adr=$(jq '.blackbox.crash_bugs_by.adr // -1' <<<"$S")
+	opens=$(jq -s '[.[] | select(.crash_bug == true) | .recover_output | startswith("failed to open pool")] | all' \
+		"$DIR"/image-*.json 2>/dev/null)
+	echo "# data_store: $(jq -c '.blackbox.crash_bugs_by' <<<"$S"), all 'failed to open pool': $opens"
+	[ "$N" -gt 12 ] && [ "$adr" -eq 0 ] && [ "$opens" = true ] &&
+		[ "$(jq -s '[.[] | select(.pools_checked == 1)] | length' "$DIR"/image-*.json)" -gt 0 ]
+	tap_ok $? "${pmdk_tests[0]} ($OK of $N recovered)" "$out/ds.err"
+
+	crash map --program "$pmdk/bin/map-driver hashmap_atomic pool.obj 60" \
+		--recover "$pmdk/bin/map-check hashmap_atomic pool.obj" --platform adr --subsets 2 --fence-points 12
+	seen=$(jq -s '[.[] | .printed // 0] | max' "$DIR"/image-*.json 2>/dev/null || echo 0)
+	[ "$RC" -eq 0 ] && [ "$N" -gt 12 ] && [ "$OK" = "$N" ] && [ "$seen" -gt 0 ] &&
+		[ "$(jq '.blackbox.printed_lines' <<<"$S")" -eq 60 ]
+	tap_ok $? "${pmdk_tests[1]} ($OK of $N; up to $seen printed keys checked in one image)" "$out/map.err"
+
+	mut=$(targets/pmdk/build.sh --mutant tx-flush-range 2>"$out/mutant.err")
+	crash mutant --program "$mut/bin/map-driver btree pool.obj 100" --recover "$mut/bin/map-check btree pool.obj" \
+		--platform adr --subsets 4 --fence-points 24
+	adr=$(jq '.blackbox.crash_bugs_by.adr // 0' <<<"$S")
+	sites=$(jq -r 'select(.bug_kind == "adr") | .suspect_sites[]?.site' "$DIR"/image-*.json 2>/dev/null | sort -u |
+		tr '\n' ';')
+	echo "# tx-flush-range: suspects $sites"
+	[ "$RC" -eq 1 ] && [ "$adr" -gt 0 ] && [[ $sites == *btree_map.c:* ]]
+	tap_ok $? "${pmdk_tests[2]} ($adr crash bugs by lost lines of $N)" "$out/mutant.err"
+fi
 
 tap_done
