@@ -103,6 +103,7 @@ struct crash_scenario_state {
 	uint64_t user_fences_offered;	/* of those, the program's own (not the kernel's) */
 	size_t point_files;		/* names given to point files */
 	size_t points_skipped;		/* points not taken: MAX_POINTS were */
+	long aware_mappings;		/* mappings made with MAP_PMEM_AWARE (an -aware program), or -1 */
 	size_t next_ack_crash;	/* take an image after this many acks */
 	double next_time_crash;
 	int done;		/* the guest said "done": the last image is taken */

@@ -423,6 +423,8 @@ static void blackbox_facts(const struct crash_scenario_state *st, struct verdict
 								 (json_int_t)st->opt->adr.fence_max));
 	if (st->points_skipped)
 		json_object_set_new(b, "points_skipped", json_integer(st->points_skipped));
+	if (st->aware_mappings >= 0)
+		json_object_set_new(b, "aware_mappings", json_integer(st->aware_mappings));
 	if (json_object_size(sums->why_without))
 		json_object_set(b, "why_without_crash", sums->why_without);
 	if (sums->target_problem)

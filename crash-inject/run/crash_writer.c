@@ -44,6 +44,7 @@ void crash_writer_begin(struct crash_scenario_state *st, const char *platform)
 	st->fences_offered = st->user_fences_offered = 0;
 	st->fence_stride = 1;
 	st->point_files = st->points_skipped = 0;
+	st->aware_mappings = -1;
 	ack_stream_free(&st->stream);
 	st->platform = platform;
 	st->next_ack_crash = 1 + rand_r(&st->rng) % 40;
@@ -356,8 +357,14 @@ static void writer_line(void *ctx, struct vm *vm, const char *line)
 	case ACK_NOT_ACK:
 		if (st->blackbox && (!strcmp(line, "done") || !strcmp(line, "clean")))
 			blackbox_end(st, vm, line);
+		else if (!strncmp(line, "aware ", 6) && strspn(line + 6, "0123456789") == strlen(line + 6) &&
+			 strlen(line + 6) && strlen(line + 6) < 10) {
+			/* How many mappings an -aware program made with MAP_PMEM_AWARE. */
+			st->aware_mappings = strtol(line + 6, NULL, 10);
+			vm_reply(vm, "ok\n");
+		}
 		else if (strcmp(line, "done"))
-			protocol_error(st, vm, line, "not a line of the writer's protocol (ack, print, done)");
+			protocol_error(st, vm, line, "not a line of the writer's protocol (ack, print, aware, done)");
 		else {
 			/* The last crash point: power off before any sync or unmount. */
 			vm_kill(vm);

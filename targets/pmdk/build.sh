@@ -9,6 +9,9 @@
 #   bin/data_store, bin/map-driver, bin/map-check         libpmemobj nondebug (-O2 -g)
 #   bin/data_store-debug, bin/map-driver-debug, ...       libpmemobj debug (PMDK's
 #                                                         DEBUG build: -O0, its ASSERTs on)
+#   bin/data_store-aware, bin/map-driver-aware, ...       nondebug, each mmap of theirs
+#                                                         asking for MAP_PMEM_AWARE first
+#                                                         (xfstests/aware-mmap.c, --wrap)
 #   lib/{nondebug,debug}/libpmem{,obj}.a, pmdk/ (the source the binaries'
 #   debug info names), info (key=value lines), build.log
 #
@@ -78,7 +81,7 @@ if [ -n "$mutant" ]; then
 	mutant_key="$MUT_ID|$MUT_FILE|$MUT_FIND|$MUT_REPL"
 fi
 cc_version=$("$CC" -dumpfullversion 2>/dev/null) || die "no $CC; run 'sudo make setup'"
-scripts=$(cat "$here/build.sh" "$here/lib.sh" "$here/map-common.h" "$here/map-driver.c" "$here/map-check.c" | hash_stdin)
+scripts=$(cat "$here/build.sh" "$here/lib.sh" "$here/map-common.h" "$here/map-driver.c" "$here/map-check.c" "$here/../../xfstests/aware-mmap.c" | hash_stdin)
 key=$(printf '%s\n' "source=$PMDK_SRC_ID" "mutant=$mutant_key" "make=${PMDK_MAKE[*]}" \
 	"lib_cflags=$LIB_CFLAGS" "prog_cflags=$PROG_CFLAGS" "link=$LINK_FLAGS" "maps=${MAPS[*]}" \
 	"cc=$CC $cc_version" "scripts=$scripts" | hash_stdin)
@@ -187,6 +190,11 @@ run ar rcs "$tmp/obj/libmap.a" "${objs[@]}"
 compile "$ex/map/data_store.c" "$tmp/obj/data_store.o"
 compile "$here/map-driver.c" "$tmp/obj/map-driver.o"
 compile "$here/map-check.c" "$tmp/obj/map-check.o"
+# MODE=aware for a static program: its own calls to mmap wrapped at link
+# time (no LD_PRELOAD reaches it) to ask for MAP_PMEM_AWARE first.
+# shellcheck disable=SC2086 # the flag string is a list of words
+run "$CC" $PROG_CFLAGS -DAWARE_WRAP -c -o "$tmp/obj/aware-mmap.o" "$here/../../xfstests/aware-mmap.c" ||
+	failed "cannot compile xfstests/aware-mmap.c"
 
 for v in nondebug debug; do
 	suffix=
@@ -200,6 +208,13 @@ for v in nondebug debug; do
 		[[ $what == *"statically linked"* && $what == *"with debug_info"* ]] ||
 			failed "bin/$p$suffix is not static with debug info: $what"
 	done
+done
+for p in data_store map-driver map-check; do
+	# shellcheck disable=SC2086
+	run "$CC" $LINK_FLAGS -Wl,--wrap=mmap,--wrap=mmap64 -o "$tmp/bin/$p-aware" "$tmp/obj/$p.o" \
+		"$tmp/obj/aware-mmap.o" "$tmp/obj/libmap.a" "$tmp/lib/nondebug/libpmemobj.a" \
+		"$tmp/lib/nondebug/libpmem.a" -pthread -ldl || failed "cannot link bin/$p-aware"
+	[[ $(nm "$tmp/bin/$p-aware") == *" T __wrap_mmap"* ]] || failed "bin/$p-aware does not wrap mmap"
 done
 
 # addr2line must name libpmemobj's source: a function of tx.c, at its line.

@@ -27,6 +27,9 @@ mkdir -p /mnt/crash
 if [ "$program" = 1 ]; then
 	# The host quoted each argument as one sh word (lib/shell_word.c).
 	eval "set -- $args"
+	# A program linked with xfstests/aware-mmap.c (-aware) notes each mapping
+	# it made with MAP_PMEM_AWARE here; the host is told how many.
+	export PMEM_AWARE_LOG=/tmp/aware.log
 	if [ "$print" = 1 ]; then
 		mkdir -p /dev/pts
 		grep -q " /dev/pts " /proc/mounts || mount -t devpts devpts /dev/pts
@@ -38,6 +41,7 @@ else
 	[ "$mode" != - ] || mode=
 	pmem-writer --no-trace ${mode:+--map "$mode"} --output /tmp/r.json /tmp/in/job.fio || exit 1
 fi
+[ ! -s /tmp/aware.log ] || pmem-agent ask "aware $(wc -l </tmp/aware.log)" >/dev/null
 # The host kills QEMU on "done": nothing after this line runs. A black box
 # goes on: the host took its crash right after the exit and answered, and
 # the state after a clean exit (synced, unmounted) is the oracle's reference.
