@@ -351,7 +351,8 @@ static int read_phys_u64(uint64_t pa, uint64_t *v)
  * through one mapping and flushed through another, only read): walk the
  * address space's page tables from CR3, four or five levels (CR4.LA57), as
  * the MMU would (SDM Vol. 3A 4.5, "4-Level Paging and 5-Level Paging").
- * Returns the guest-physical address, or -1 where a level is not present.
+ * Returns 0 with the guest-physical address, -2 where a level is not
+ * present, or -1 where a table cannot be read.
  */
 /* Why a walk stopped, for the first few: a flush left unresolved is a
  * finding about the model, and this is its evidence (QEMU's stderr). */
@@ -373,10 +374,12 @@ static int walk_page_tables(uint64_t vaddr, uint64_t cr3, uint64_t *pa)
 	for (int l = levels; l >= 1; l--) {
 		int shift = 12 + 9 * (l - 1);
 
-		if (read_phys_u64(table + ((vaddr >> shift) & 511) * 8, &e) < 0 || !(e & 1)) {
+		if (read_phys_u64(table + ((vaddr >> shift) & 511) * 8, &e) < 0) {
 			walk_failed(vaddr, cr3, l, levels, e);
 			return -1;
 		}
+		if (!(e & 1))
+			return -2;
 		/* A 4 KiB page, or a 1 GiB / 2 MiB one (PS in a PDPTE or PDE). */
 		if (l == 1 || (l <= 3 && (e & 0x80))) {
 			uint64_t in_page = (1ULL << shift) - 1;
@@ -389,7 +392,11 @@ static int walk_page_tables(uint64_t vaddr, uint64_t cr3, uint64_t *pa)
 	return -1;
 }
 
-/* Region offset of a virtual address: 0 resolved, 1 outside the region, -1 unknown. */
+/*
+ * Region offset of a virtual address: 0 resolved, 1 outside the region, 2
+ * a user page not present (a flush of it faults, and runs again once the
+ * kernel has mapped it), -1 unknown.
+ */
 static int resolve(uint64_t vaddr, uint64_t cr3, uint64_t *region_off)
 {
 	gpointer v = g_hash_table_lookup(pages, GSIZE_TO_POINTER(page_key(vaddr, cr3)));
@@ -400,8 +407,10 @@ static int resolve(uint64_t vaddr, uint64_t cr3, uint64_t *region_off)
 		return 0;
 	}
 	if (vaddr < KERNEL_BASE) {
-		if (walk_page_tables(vaddr, cr3, &pa) < 0)
-			return -1;
+		int w = walk_page_tables(vaddr, cr3, &pa);
+
+		if (w < 0)
+			return w == -2 ? 2 : -1;
 		if (pa - base >= size)
 			return 1;
 		*region_off = pa - base;
