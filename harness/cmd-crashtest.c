@@ -565,6 +565,25 @@ static void crashtest_free(struct crashtest *t)
 	free(t->st.checks);
 }
 
+/* A program of a PMDK build: which PMDK and which libpmemobj, said once. */
+static void say_pmdk(const struct crashtest *t)
+{
+	const char *keys[] = { "program", "recover" };
+
+	for (size_t k = 0; k < 2; k++) {
+		json_t *p = json_object_get(json_object_get(t->options, keys[k]), "pmdk");
+
+		if (p)
+			fprintf(stderr, "crashtest: %s: PMDK %s from %s%s%s, libpmemobj %s\n", keys[k],
+				json_string_value(json_object_get(p, "pmdk_version")) ?: "?",
+				json_string_value(json_object_get(p, "source")) ?: "?",
+				strcmp(json_string_value(json_object_get(p, "mutant")) ?: "none", "none") ? ", mutant " : "",
+				strcmp(json_string_value(json_object_get(p, "mutant")) ?: "none", "none") ?
+					json_string_value(json_object_get(p, "mutant")) : "",
+				json_string_value(json_object_get(p, "library")) ?: "?");
+	}
+}
+
 /* What every way of starting a run shares: options, scenarios, its directory. */
 static int crashtest_open(struct crashtest *t, int argc, char **argv)
 {
@@ -574,6 +593,7 @@ static int crashtest_open(struct crashtest *t, int argc, char **argv)
 	    (rc = choose_scenarios(t)) != GO_ON || (rc = open_run(t)) != GO_ON ||
 	    (t->opt.program && (rc = build_program(t, 1)) != GO_ON))
 		return rc;
+	say_pmdk(t);
 	return GO_ON;
 }
 

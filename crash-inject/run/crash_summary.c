@@ -34,18 +34,60 @@ static json_t *fs_list(const char *fss)
 	return a;
 }
 
+/*
+ * A program from a PMDK build (targets/pmdk/build.sh: DIR/bin/NAME beside
+ * DIR/info): which PMDK and which of its libraries it was linked with, as
+ * the run records it. NULL for any other program.
+ */
+static json_t *pmdk_build_json(const char *spec)
+{
+	char info[4200], line[512];
+	const char *slash = strrchr(spec, '/'), *name = slash ? slash + 1 : spec;
+	json_t *doc;
+	FILE *f;
+	int n = 0;
+
+	if (!slash || slash - spec < 4 || strncmp(slash - 4, "/bin", 4))
+		return NULL;
+	snprintf(info, sizeof(info), "%.*s/info", (int)(slash - spec - 4), spec);
+	f = fopen(info, "r");
+	if (!f)
+		return NULL;
+	doc = json_object();
+	/* Bounded: the file is ours, but nothing read is trusted to be small. */
+	while (n++ < 64 && fgets(line, sizeof(line), f)) {
+		char *eq = strchr(line, '=');
+
+		line[strcspn(line, "\n")] = '\0';
+		if (eq && eq > line) {
+			*eq = '\0';
+			json_object_set_new(doc, line, json_string(eq + 1));
+		}
+	}
+	fclose(f);
+	json_object_set_new(doc, "library", json_string(strstr(name, "-debug") ? "debug (PMDK's ASSERTs on)" :
+							  strstr(name, "-aware") ? "nondebug, mmap asking MAP_PMEM_AWARE" :
+										     "nondebug"));
+	return doc;
+}
+
 /* A user program as given (its command line), its files hashed, or null. */
 static json_t *program_json(const struct crash_options *o, const char *line)
 {
 	struct program_line pl;
 	char hex[32], bin[1100];
+	json_t *doc, *pmdk;
 
 	if (!line)
 		return json_null();
 	snprintf(bin, sizeof(bin), "%s/pmdk/bin", o->build);
 	if (program_line_parse("PROGRAM", line, bin, &pl) < 0 || user_program_hash(pl.spec, hex, sizeof(hex)) < 0)
 		return json_pack("{s:s}", "files", line);
-	return json_pack("{s:s, s:s}", "files", line, "xxh3", hex);
+	doc = json_pack("{s:s, s:s}", "files", line, "xxh3", hex);
+	pmdk = pmdk_build_json(pl.spec);
+	if (pmdk)
+		json_object_set_new(doc, "pmdk", pmdk);
+	return doc;
 }
 
 json_t *crash_run_options(const struct crash_options *o)
