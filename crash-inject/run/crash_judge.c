@@ -258,6 +258,42 @@ static int judge_by_reference(struct crash_scenario_state *st, size_t i, struct 
 	return bug;
 }
 
+/* Whether the line at off is pending at point q (its lines in any order). */
+static int pending_at(const struct adr_point *q, uint64_t off)
+{
+	for (size_t l = 0; l < q->nlines; l++)
+		if (q->lines[l].off == off)
+			return 1;
+	return 0;
+}
+
+/*
+ * Of the suspects, keep those the program did make durable at some later
+ * point (pending here, not pending at a later point): data it means to
+ * persist. A line pending from its store to the end is runtime state that
+ * nothing ever writes back (libpmemobj keeps some in the pool), and is
+ * named only when no other suspect is left.
+ */
+static void prefer_persisted(const struct crash_scenario_state *st, long point, unsigned char *susp)
+{
+	const struct adr_point *pt = &st->points[point];
+	unsigned char *later = calloc(pt->nlines + 1, 1);
+	size_t n = 0;
+
+	if (!later)
+		abort();
+	for (size_t l = 0; l < pt->nlines; l++) {
+		if (!susp[l])
+			continue;
+		for (size_t q = point + 1; q < st->npoints && !later[l]; q++)
+			later[l] = !pending_at(&st->points[q], pt->lines[l].off);
+		n += later[l];
+	}
+	for (size_t l = 0; n && l < pt->nlines; l++)
+		susp[l] &= later[l];
+	free(later);
+}
+
 /*
  * Black box, ADR: which of a point's dropped lines the failure needs. A
  * strict-ADR image drops every pending line, most of them harmless (a
@@ -300,6 +336,7 @@ static unsigned char *point_suspects(const struct crash_scenario_state *st, long
 		free(all);
 		return NULL;
 	}
+	prefer_persisted(st, point, all);
 	return all;
 }
 
