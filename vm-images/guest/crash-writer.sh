@@ -48,7 +48,8 @@ fi
 pmem-agent ask "done" >/dev/null
 if [ "$print" = 1 ]; then
 	sync
-	pmem_umount
+	# Busy (a child the program left behind): the synced state still counts.
+	umount "$PMEM_MNT" || sync
 	pmem-agent ask "clean" >/dev/null
 fi
 sleep 60
