@@ -10,6 +10,9 @@
 #    planted key never inserted fails it (status 4), a pool checked as another
 #    map type fails the map's check (status 3), and with nothing printed a
 #    missing pool passes;
+#  - map-driver ... remove takes every key out again, and each map's
+#    removals pass map-check; a key printed as removed but still there fails
+#    it (status 6);
 #  - every row of the mutant table applies to the source (mutants.sh --check).
 # Which source: PMDK=<checkout> or PMDK_DEBSRC=<dir> when set, else Debian's
 # source package (apt; root the first time). Pools are made on the test
@@ -119,6 +122,22 @@ PMEM_PRINTED=$out/md-btree.printed "$dir/bin/map-check" btree "$out/no-such.obj"
 r3=$?
 [ "$r1" -eq 3 ] && [ "$r2" -eq 0 ] && [ "$r3" -eq 2 ]
 tap_ok $? "map-check: another map type fails the map's check (3, got $r1); no pool passes with nothing printed (0, got $r2) and fails with keys printed (2, got $r3)"
+
+# The removal path: every key inserted, then removed again; a key printed
+# as removed must be gone (status 6 when it is not).
+bad=
+for map in btree ctree rbtree skiplist hashmap_atomic hashmap_tx hashmap_rp; do
+	pool=$out/rm-$map.obj
+	"$dir/bin/map-driver" "$map" "$pool" 40 remove >"$out/rm-$map.printed" 2>"$out/rm-$map.err" &&
+		[ "$(grep -c '^removed [1-9][0-9]*$' "$out/rm-$map.printed")" -eq 40 ] &&
+		PMEM_PRINTED=$out/rm-$map.printed "$dir/bin/map-check" "$map" "$pool" 2>>"$out/rm-$map.err" ||
+		bad+=" $map"
+done
+{ cat "$out/md-btree.printed"; sed -n 's/^inserted /removed /p' "$out/md-btree.printed"; } >"$out/notremoved"
+PMEM_PRINTED=$out/notremoved "$dir/bin/map-check" btree "$out/md-btree.obj" 2>"$out/notremoved.err"
+rc=$?
+[ -z "$bad" ] && [ "$rc" -eq 6 ] && grep -q 'printed as removed) is still there' "$out/notremoved.err"
+tap_ok $? "map-driver ... remove: every map's removals pass map-check; keys printed as removed but there fail it with status 6 (got $rc)${bad:+; not:$bad}" "$out/notremoved.err"
 
 targets/pmdk/mutants.sh --check >"$out/mutants.out" 2>&1
 rc=$?

@@ -7,12 +7,13 @@
  *
  * PMEM_PRINTED names a file of the lines map-driver printed before the
  * crash point (complete lines; absent or empty: nothing printed; lines other
- * than "inserted K" are left out). The pool is opened with pmemobj_open(),
- * which replays or rolls back libpmemobj's logs, and the map recovered with
- * its own init (hashmap_atomic finishes an interrupted rebuild there), as a
- * restart would; the map's own check (the map_ops' check) must pass, and
- * every "inserted K" line's key must be found by map_lookup(), with the
- * value map-driver gave it (driver_value(K) in a store_item).
+ * than "inserted K" and "removed K" are left out). The pool is opened with
+ * pmemobj_open(), which replays or rolls back libpmemobj's logs, and the
+ * map recovered with its own init (hashmap_atomic finishes an interrupted
+ * rebuild there), as a restart would; the map's own check (the map_ops'
+ * check) must pass, and every "inserted K" line's key must be found by
+ * map_lookup(), with the value map-driver gave it (driver_value(K) in a
+ * store_item), unless a "removed K" line follows it: then it must be gone.
  *
  * Before the first key was printed nothing was promised: no pool, a pool
  * whose pmemobj_create() the crash cut short, or no map yet, pass.
@@ -25,6 +26,7 @@
  *	  has no map)
  *	4 a printed key is missing
  *	5 a printed key's value is wrong
+ *	6 a key printed as removed is still there
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -35,20 +37,49 @@
 
 #include "map-common.h"
 
-enum { CONSISTENT, USAGE, OPEN_FAILED, CHECK_FAILED, KEY_MISSING, WRONG_VALUE };
+enum { CONSISTENT, USAGE, OPEN_FAILED, CHECK_FAILED, KEY_MISSING, WRONG_VALUE, KEY_NOT_REMOVED };
 
 static const char *prog = "map-check";
 
-/* The printed keys, from $PMEM_PRINTED; -1 when it cannot be read. */
-static long read_printed(uint64_t **keys)
+/* A growing list of keys. */
+struct keys {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static void keys_add(struct keys *k, uint64_t key)
+{
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 1024;
+		k->v = realloc(k->v, k->cap * sizeof(*k->v));
+		if (!k->v)
+			abort();
+	}
+	k->v[k->n++] = key;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int removed(const struct keys *rem, uint64_t key)
+{
+	return rem->n && bsearch(&key, rem->v, rem->n, sizeof(key), cmp_key);
+}
+
+/* The keys printed as inserted, and (sorted) as removed, from $PMEM_PRINTED:
+ * how many lines in all, or -1 when it cannot be read. */
+static long read_printed(struct keys *ins, struct keys *rem)
 {
 	const char *path = getenv("PMEM_PRINTED");
-	size_t n = 0, cap = 0, linecap = 0;
+	size_t linecap = 0;
 	char *line = NULL;
 	ssize_t len;
 	FILE *f;
 
-	*keys = NULL;
 	if (!path || !*path || access(path, F_OK))
 		return 0;
 	f = fopen(path, "r");
@@ -60,22 +91,19 @@ static long read_printed(uint64_t **keys)
 		unsigned long long key;
 		char nl;
 
-		/* Complete "inserted K" lines only: any other line says nothing. */
+		/* Complete "inserted K" and "removed K" lines only: any other says nothing. */
 		if (line[len - 1] != '\n')
 			break;
-		if (sscanf(line, "inserted %llu%c", &key, &nl) != 2 || nl != '\n' || line[9] == '-')
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			*keys = realloc(*keys, cap * sizeof(**keys));
-			if (!*keys)
-				abort();
-		}
-		(*keys)[n++] = key;
+		if (sscanf(line, "inserted %llu%c", &key, &nl) == 2 && nl == '\n' && line[9] != '-')
+			keys_add(ins, key);
+		else if (sscanf(line, "removed %llu%c", &key, &nl) == 2 && nl == '\n' && line[8] != '-')
+			keys_add(rem, key);
 	}
 	free(line);
 	fclose(f);
-	return (long)n;
+	if (rem->n)
+		qsort(rem->v, rem->n, sizeof(*rem->v), cmp_key);
+	return (long)(ins->n + rem->n);
 }
 
 /* A value read from the image: in this pool, inside the file, a store_item. */
@@ -106,7 +134,7 @@ int main(int argc, char *argv[])
 	TOID(struct map) map;
 	struct map_ctx *mapc;
 	PMEMobjpool *pop;
-	uint64_t *keys;
+	struct keys ins = { 0 }, rem = { 0 };
 	struct stat st;
 	long printed, told = 0;
 	int status = CONSISTENT;
@@ -115,7 +143,7 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "usage: PMEM_PRINTED=<file> %s <" MAP_TYPE_NAMES "> <pool file>\n", prog);
 		return USAGE;
 	}
-	printed = read_printed(&keys);
+	printed = read_printed(&ins, &rem);
 	if (printed < 0)
 		return USAGE;
 
@@ -155,15 +183,25 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "%s: the map's init (its recovery) failed\n", prog);
 		status = CHECK_FAILED;
 	}
-	for (long i = 0; i < printed && status != CHECK_FAILED; i++) {
-		if (!map_lookup(mapc, map, keys[i])) {
+	for (size_t i = 0; i < ins.n && status != CHECK_FAILED; i++) {
+		uint64_t key = ins.v[i];
+
+		if (removed(&rem, key)) {
+			/* Printed as removed: its removal was durable too. */
+			if (map_lookup(mapc, map, key)) {
+				if (told < 10)
+					fprintf(stderr, "%s: key %" PRIu64 " (printed as removed) is still there\n",
+						prog, key);
+				status = finding(status, KEY_NOT_REMOVED, &told);
+			}
+		} else if (!map_lookup(mapc, map, key)) {
 			if (told < 10)
-				fprintf(stderr, "%s: key %" PRIu64 " (printed as inserted, line %ld) is missing\n",
-					prog, keys[i], i + 1);
+				fprintf(stderr, "%s: key %" PRIu64 " (printed as inserted, line %zu) is missing\n",
+					prog, key, i + 1);
 			status = finding(status, KEY_MISSING, &told);
-		} else if (!value_ok(root.oid, st.st_size, map_get(mapc, map, keys[i]), keys[i])) {
+		} else if (!value_ok(root.oid, st.st_size, map_get(mapc, map, key), key)) {
 			if (told < 10)
-				fprintf(stderr, "%s: key %" PRIu64 " (line %ld) has a wrong value\n", prog, keys[i],
+				fprintf(stderr, "%s: key %" PRIu64 " (line %zu) has a wrong value\n", prog, key,
 					i + 1);
 			status = finding(status, WRONG_VALUE, &told);
 		}
@@ -172,6 +210,7 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "%s: %ld findings in all, the first 10 told\n", prog, told);
 	map_ctx_free(mapc);
 	pmemobj_close(pop);
-	free(keys);
+	free(ins.v);
+	free(rem.v);
 	return status;
 }

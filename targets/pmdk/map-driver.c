@@ -2,7 +2,7 @@
 /*
  * map-driver: insert keys into one of PMDK's example maps and say so.
  *
- *	map-driver <map_type> <pool file> <n>
+ *	map-driver <map_type> <pool file> <n> [remove]
  *
  * Creates the pool (or opens it), creates the map in its root (or keeps
  * the one there, after its own recovery: the map_ops' init), inserts the
@@ -11,6 +11,10 @@
  * each insert returns prints "inserted <key>" on stdout and flushes it:
  * every printed key was durable when it was printed, which map-check
  * verifies in a crash image.
+ * With "remove", it then removes each of them again, as data_store does
+ * (map_remove, no outer transaction), and prints "removed <key>" after
+ * each removal returns: the removal paths of the maps, checked the same
+ * way.
  * data_store cannot be checked so: on restart it throws its map away.
  *
  * Exit status: 0 done, 1 a pool or map operation failed (stderr says
@@ -20,6 +24,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "map-common.h"
@@ -88,16 +93,17 @@ static int insert(struct map_ctx *mapc, const struct map_type *type, TOID(struct
 
 int main(int argc, char *argv[])
 {
-	const struct map_type *type = argc == 4 ? map_type_find(argv[1]) : NULL;
+	int removing = argc == 5 && !strcmp(argv[4], "remove");
+	const struct map_type *type = argc == 4 || removing ? map_type_find(argv[1]) : NULL;
 	char *end;
-	unsigned long long n = argc == 4 ? strtoull(argv[3], &end, 10) : 0;
+	unsigned long long n = type ? strtoull(argv[3], &end, 10) : 0;
 	TOID(struct driver_root) root;
 	struct map_ctx *mapc;
 	PMEMobjpool *pop;
 	int created = 0;
 
 	if (!type || !*argv[3] || *end || n < 1 || n > 1000000) {
-		fprintf(stderr, "usage: %s <" MAP_TYPE_NAMES "> <pool file> <n: 1..1000000>\n", prog);
+		fprintf(stderr, "usage: %s <" MAP_TYPE_NAMES "> <pool file> <n: 1..1000000> [remove]\n", prog);
 		return 2;
 	}
 	if (access(argv[2], F_OK) == 0) {
@@ -151,6 +157,17 @@ int main(int argc, char *argv[])
 			return 1;
 		}
 		printf("inserted %" PRIu64 "\n", key);
+		fflush(stdout);
+	}
+	for (uint64_t i = 0; removing && i < n; i++) {
+		uint64_t key = driver_key(i);
+		PMEMoid item = map_remove(mapc, D_RO(root)->map, key);
+
+		if (OID_IS_NULL(item)) {
+			fprintf(stderr, "%s: map_remove %" PRIu64 " found nothing: %s\n", prog, key, pmemobj_errormsg());
+			return 1;
+		}
+		printf("removed %" PRIu64 "\n", key);
 		fflush(stdout);
 	}
 	map_ctx_free(mapc);

@@ -7,9 +7,9 @@
 #
 # Each mutant is built by build.sh --mutant ID (cached), then run as
 #   PROGRAM='map-driver MAP pool.obj N'  RECOVER='map-check MAP pool.obj'
-# (the keys it printed must be found after pmemobj_open's recovery), or for
-# a mutant on a removal path as
-#   PROGRAM='data_store MAP pool.obj N'  RECOVER='data_store MAP pool.obj 1'
+# (the keys it printed must be found after pmemobj_open's recovery; for a
+# mutant on a removal path, map-driver removes them all again, and a key
+# printed as removed must be gone)
 # MAP is the map its file implements, btree for libpmemobj's own files.
 # Caught: at least one crash bug (an ADR image fails where its eADR twin
 # recovers, or an eADR image where the clean exit does). Named: a line a
@@ -81,11 +81,9 @@ for id in "${ids[@]}"; do
 	if [ -n "$line" ] && [ -f "$src" ]; then
 		func=$(function_at "$src" "$line")
 	fi
-	if [[ $what == *remov* ]]; then
-		prog="$dir/bin/data_store $map pool.obj $inserts" rec="$dir/bin/data_store $map pool.obj 1"
-	else
-		prog="$dir/bin/map-driver $map pool.obj $inserts" rec="$dir/bin/map-check $map pool.obj"
-	fi
+	prog="$dir/bin/map-driver $map pool.obj $inserts" rec="$dir/bin/map-check $map pool.obj"
+	# A removal path: every key inserted, then removed again.
+	[[ $what != *remov* ]] || prog+=" remove"
 	rc=0
 	"$build/pmem-harness" crashtest --program "$prog" --recover "$rec" --platform adr --fs "$fs" \
 		--fence-points "${FENCE_POINTS:-24}" --subsets "${SUBSETS:-4}" --seed "${SEED:-1}" \
