@@ -216,19 +216,21 @@ void symbolizer_free(struct symbolizer *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* A libc string routine that stored on its caller's behalf. */
+/* A libc string routine that stored on its caller's behalf: named
+ * "file:line (func)", "func+0x..." (no line table) or "user+0x..." . */
 static int is_copy_routine(const char *name)
 {
 	const char *fn = strrchr(name, '(');
 
 	if (!strncmp(name, "user+0x", 7))
 		return 1; /* a shared library: libc's memcpy for our writer */
-	if (!fn)
-		return 0;
-	fn++;
+	/* A static program's libc has no line table: "__memcpy_avx_...+0x..." */
+	fn = fn ? fn + 1 : name;
 	while (*fn == '_')
 		fn++;
-	return !strncmp(fn, "mem", 3) || !strncmp(fn, "str", 3) || !strncmp(fn, "wmem", 4);
+	/* Not every mem*: PMDK's memblock_*() store on their own behalf. */
+	return !strncmp(fn, "memcpy", 6) || !strncmp(fn, "memmove", 7) || !strncmp(fn, "memset", 6) ||
+	       !strncmp(fn, "mempcpy", 7) || !strncmp(fn, "str", 3) || !strncmp(fn, "wmem", 4);
 }
 
 const char *symbolize_store(struct symbolizer *s, uint64_t pc, uint64_t caller)
