@@ -117,6 +117,7 @@ struct insn_desc {
 struct flush_rec {
 	uint64_t line;		/* line number in the region */
 	unsigned int vcpu;
+	int user;		/* written back by user code (clwb, clflushopt or an NT store) */
 	uint8_t bytes[ADR_LINE];
 };
 
@@ -254,7 +255,7 @@ static void line_stored(uint64_t line, uint64_t pc, uint64_t caller, int nt)
 }
 
 /* A write-back of the line as it is now, durable at the vCPU's next fence. */
-static void line_written_back(uint64_t line, unsigned int vcpu)
+static void line_written_back(uint64_t line, unsigned int vcpu, int user)
 {
 	struct adr_line *l = pending_find(line);
 	struct flush_rec *f;
@@ -268,6 +269,7 @@ static void line_written_back(uint64_t line, unsigned int vcpu)
 		f = &g_array_index(flushes, struct flush_rec, i);
 		if (f->line == line && f->vcpu == vcpu) {
 			memcpy(f->bytes, media + line * ADR_LINE, ADR_LINE);
+			f->user |= user;
 			return;
 		}
 	}
@@ -275,13 +277,17 @@ static void line_written_back(uint64_t line, unsigned int vcpu)
 	f = &g_array_index(flushes, struct flush_rec, flushes->len - 1);
 	f->line = line;
 	f->vcpu = vcpu;
+	f->user = user;
 	memcpy(f->bytes, media + line * ADR_LINE, ADR_LINE);
 }
 
-/* Returns how many write-backs the fence made durable. */
-static unsigned int fence(unsigned int vcpu)
+/* Returns how many write-backs the fence made durable; *user: whether user
+ * code issued one of them. */
+static unsigned int fence(unsigned int vcpu, int *user)
 {
 	unsigned int done = 0;
+
+	*user = 0;
 	guint i = 0;
 
 	while (i < flushes->len) {
@@ -300,6 +306,7 @@ static unsigned int fence(unsigned int vcpu)
 			else
 				pending_drop(f->line);
 		}
+		*user |= f->user;
 		g_array_remove_index_fast(flushes, i);
 		done++;
 	}
@@ -534,7 +541,7 @@ static void on_store(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vad
 	for (line = off / ADR_LINE; line <= (off + len - 1) / ADR_LINE && line < size / ADR_LINE; line++) {
 		line_stored(line, d->pc, caller, d->kind == INSN_NT_STORE);
 		if (d->kind == INSN_NT_STORE)
-			line_written_back(line, vcpu);
+			line_written_back(line, vcpu, d->pc < KERNEL_BASE);
 	}
 	if (time_requested) {
 		time_requested = 0;
@@ -578,7 +585,7 @@ static void on_flush(unsigned int vcpu, void *udata)
 		if (d->kind == INSN_CLFLUSH)
 			line_durable(off / ADR_LINE);
 		else
-			line_written_back(off / ADR_LINE, vcpu);
+			line_written_back(off / ADR_LINE, vcpu, d->pc < KERNEL_BASE);
 	}
 	g_mutex_unlock(&lock);
 }
@@ -587,6 +594,7 @@ static void on_fence(unsigned int vcpu, void *udata)
 {
 	const struct insn_desc *d = udata;
 	unsigned int done;
+	int user;
 
 	/* Most fences (every lock in the kernel) have nothing to do. */
 	if (!__atomic_load_n(&flushes->len, __ATOMIC_RELAXED) && d->kind != INSN_WBINVD)
@@ -598,12 +606,14 @@ static void on_fence(unsigned int vcpu, void *udata)
 		g_array_set_size(flushes, 0);
 		st->fences++;
 	} else {
-		done = fence(vcpu);
+		done = fence(vcpu, &user);
 		if (done && (st->npending || fence_any) && fence_points < fence_max &&
 		    next_random() % fence_period == 0) {
 			fence_points++;
-			/* Whose fence it was: a black box with none of its own is said so. */
-			crash_point_by("fence", d->pc < KERNEL_BASE);
+			/* Whose write-backs it completed: a black box that never
+			 * wrote back a line of its own is told so. The fence itself
+			 * may be anyone's (a lock in the kernel completes a clwb). */
+			crash_point_by("fence", user);
 		}
 	}
 	g_mutex_unlock(&lock);

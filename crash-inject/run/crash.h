@@ -100,7 +100,7 @@ struct crash_scenario_state {
 	/* black box: fence points offered by the model, and one kept in every
 	 * fence_stride of them (doubled each time the kept ones fill --fence-points) */
 	uint64_t fences_offered, fence_stride;
-	uint64_t user_fences_offered;	/* of those, the program's own (not the kernel's) */
+	uint64_t user_fences_offered;	/* of those, completing write-backs of the program (not the kernel) */
 	size_t point_files;		/* names given to point files */
 	size_t points_skipped;		/* points not taken: MAX_POINTS were */
 	long aware_mappings;		/* mappings made with MAP_PMEM_AWARE (an -aware program), or -1 */
