@@ -100,6 +100,8 @@ struct crash_scenario_state {
 	/* black box: fence points offered by the model, and one kept in every
 	 * fence_stride of them (doubled each time the kept ones fill --fence-points) */
 	uint64_t fences_offered, fence_stride;
+	uint64_t fence_pick;		/* where in the current window the point is taken */
+	int fence_window_taken;		/* the current window has its point */
 	uint64_t user_fences_offered;	/* of those, completing write-backs of the program (not the kernel) */
 	size_t point_files;		/* names given to point files */
 	size_t points_skipped;		/* points not taken: MAX_POINTS were */

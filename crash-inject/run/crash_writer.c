@@ -43,6 +43,8 @@ void crash_writer_begin(struct crash_scenario_state *st, const char *platform)
 	st->printed_dropped = 0;
 	st->fences_offered = st->user_fences_offered = 0;
 	st->fence_stride = 1;
+	st->fence_pick = 0;
+	st->fence_window_taken = 0;
 	st->point_files = st->points_skipped = 0;
 	st->aware_mappings = -1;
 	ack_stream_free(&st->stream);
@@ -135,35 +137,71 @@ static void check_ack(struct crash_scenario_state *st)
 
 /*
  * Black box: the fence points are the model's own events, one in
- * --fence-period of the fences that write lines back and leave others
- * pending. The host keeps one in every fence_stride of those offered; when
- * the kept ones fill --fence-points it drops every other one and doubles
- * the stride. The sample is spread evenly over the whole run, and the
- * summary states its rate.
+ * --fence-period of the fences that write lines back. The host keeps one
+ * point in each window of fence_stride of those offered, at a random place
+ * in the window: a fixed place (every 16th) aliases with a program that
+ * fences in a regular pattern, and can miss one kind of fence entirely.
+ * When the kept ones fill --fence-points, the windows double and one of
+ * each two points kept in a new window stays, at random. The sample is
+ * spread over the whole run, and the summary states its rate.
  */
 static int keep_fence_point(struct crash_scenario_state *st)
 {
+	uint64_t pos, window;
 	size_t kept = 0, j = 0;
+	long prev = -1;
 
 	st->fences_offered++;
 	st->user_fences_offered += st->model.point_user;
-	if (!st->opt->adr.fence_max || st->fences_offered % st->fence_stride)
+	if (!st->opt->adr.fence_max)
+		return 0;
+	pos = (st->fences_offered - 1) % st->fence_stride;
+	if (pos == 0) {
+		st->fence_pick = rand_r(&st->rng) % st->fence_stride;
+		st->fence_window_taken = 0;
+	}
+	if (st->fence_window_taken || pos != st->fence_pick)
 		return 0;
 	for (size_t p = 0; p < st->npoints; p++)
 		kept += !strcmp(st->points[p].kind, "fence");
-	if (kept < st->opt->adr.fence_max)
+	if (kept < st->opt->adr.fence_max) {
+		st->fence_window_taken = 1;
 		return 1;
+	}
 	st->fence_stride *= 2;
 	for (size_t p = 0; p < st->npoints; p++) {
-		if (!strcmp(st->points[p].kind, "fence") && st->points[p].offered % st->fence_stride) {
-			unlink(st->points[p].adr);
-			adr_point_free(&st->points[p]);
-			continue;
+		struct adr_point *pt = &st->points[p];
+
+		if (!strcmp(pt->kind, "fence")) {
+			window = (pt->offered - 1) / st->fence_stride;
+			if (prev >= 0 && (st->points[prev].offered - 1) / st->fence_stride == window) {
+				/* Two in one window: one of them stays, at random. */
+				if (rand_r(&st->rng) % 2) {
+					unlink(st->points[prev].adr);
+					adr_point_free(&st->points[prev]);
+					memmove(&st->points[prev], &st->points[prev + 1],
+						(j - prev - 1) * sizeof(st->points[0]));
+					j--;
+				} else {
+					unlink(pt->adr);
+					adr_point_free(pt);
+					continue;
+				}
+			}
+			prev = j;
 		}
-		st->points[j++] = st->points[p];
+		st->points[j++] = *pt;
 	}
 	st->npoints = j;
-	return st->fences_offered % st->fence_stride == 0;
+	/* The window this fence is in now: taken, or a new place in the rest of it. */
+	window = (st->fences_offered - 1) / st->fence_stride;
+	st->fence_window_taken = prev >= 0 && (st->points[prev].offered - 1) / st->fence_stride == window;
+	if (st->fence_window_taken)
+		return 0;
+	pos = (st->fences_offered - 1) % st->fence_stride;
+	st->fence_pick = pos + rand_r(&st->rng) % (st->fence_stride - pos);
+	st->fence_window_taken = st->fence_pick == pos;
+	return st->fence_window_taken;
 }
 
 static void take_point(struct crash_scenario_state *st, struct vm *vm, const char *kind, int answer)
