@@ -24,18 +24,30 @@
  *    it is at that moment; the write-back is durable at the next fence of
  *    the same vCPU: sfence, mfence, a LOCK-prefixed instruction or xchg with
  *    memory ("CLWB is ordered only by store-fencing operations ... SFENCE,
- *    MFENCE, XCHG, or LOCK-prefixed instructions"). A store between the
- *    flush and the fence leaves the line pending again, holding the
- *    flushed bytes in the durable file;
+ *    MFENCE, XCHG, or LOCK-prefixed instructions");
  *  - clflush (0F AE /7) is ordered with stores to the line: durable at once;
  *  - non-temporal stores (movnti 0F C3, movntps/pd [66] 0F 2B, movntq 0F E7,
  *    movntdq 66 0F E7, maskmovq/maskmovdqu [66] 0F F7, AMD movntss/sd
- *    F2/F3 0F 2B, and the VEX forms of 2B, E7, F7) are pending until the
- *    vCPU's next fence, as if written back at the store;
+ *    F2/F3 0F 2B, and the VEX forms of 2B, E7, F7) are durable at the
+ *    vCPU's next fence, as if written back at the store, but only their own
+ *    bytes: earlier cached bytes of the same line that no clwb/clflushopt
+ *    wrote back stay pending. The SDM says that a non-temporal store to a
+ *    location present in the caches evicts it (Vol. 1 10.4.6.2, "Caching
+ *    of Temporal vs. Non-Temporal Data"), not that the eviction is ordered
+ *    by the next sfence, and the kernel's __memcpy_flushcache() and PMDK's
+ *    memmove_movnt write the cached head of a non-temporal copy back
+ *    explicitly. Such a line names the cached store, not the non-temporal
+ *    one (ADR_LINE_NT_EVICTED);
+ *  - at a fence, a line whose durable bytes still differ from its current
+ *    ones (stored again after its write-back, or left behind by a
+ *    non-temporal store) stays pending, holding the written-back bytes in
+ *    the durable file;
  *  - wbinvd (0F 09) and wbnoinvd (F3 0F 09) make every pending line durable.
  * Not modelled (so a program relying on them is judged strictly): the
- * write-back of a line the cache evicts by itself, serializing instructions
- * and interrupts as fences for write-backs, and partial line write-backs.
+ * write-back of a line the cache evicts by itself (a non-temporal store
+ * to a cached line among them), serializing instructions and interrupts as
+ * fences for write-backs, and a clwb or clflushopt that carries only part
+ * of its line.
  *
  * Flushes make no memory access under TCG, so no memory callback fires for
  * them: the operand is decoded from the instruction bytes and computed from
@@ -231,54 +243,108 @@ static void line_durable(uint64_t line)
 	pending_drop(line);
 }
 
-static void line_stored(uint64_t line, uint64_t pc, uint64_t caller, int nt)
+/* The line's slot in the pending table, added if it was durable; NULL when
+ * the table is full. */
+static struct adr_line *line_pending(uint64_t line)
 {
 	struct adr_line *l = pending_find(line);
 
-	if (!l) {
-		if (st->npending == st->capacity) {
-			st->overflow++;
-			return;
-		}
-		l = &st->lines[st->npending++];
-		memset(l, 0, sizeof(*l));
-		l->off = line * ADR_LINE;
-		g_hash_table_insert(pending, GSIZE_TO_POINTER(line), GSIZE_TO_POINTER(st->npending));
-	} else if (l->flags & ADR_LINE_FLUSHING) {
-		l->flags |= nt ? 0 : ADR_LINE_REDIRTIED;
+	if (l)
+		return l;
+	if (st->npending == st->capacity) {
+		st->overflow++;
+		return NULL;
 	}
-	l->pc = pc;
-	l->caller = caller;
-	l->stores++;
-	l->flags = (l->flags & ~(ADR_LINE_USER | ADR_LINE_NT)) | (pc < KERNEL_BASE ? ADR_LINE_USER : 0) |
-		   (nt ? ADR_LINE_NT : 0);
+	l = &st->lines[st->npending++];
+	memset(l, 0, sizeof(*l));
+	l->off = line * ADR_LINE;
+	g_hash_table_insert(pending, GSIZE_TO_POINTER(line), GSIZE_TO_POINTER(st->npending));
+	return l;
 }
 
-/* A write-back of the line as it is now, durable at the vCPU's next fence. */
-static void line_written_back(uint64_t line, unsigned int vcpu, int user)
+/* The line names its last store. */
+static void line_names(struct adr_line *l, uint64_t pc, uint64_t caller, int nt)
 {
-	struct adr_line *l = pending_find(line);
-	struct flush_rec *f;
-	guint i;
+	l->pc = pc;
+	l->caller = caller;
+	l->flags = (l->flags & ~(ADR_LINE_USER | ADR_LINE_NT | ADR_LINE_NT_EVICTED)) |
+		   (pc < KERNEL_BASE ? ADR_LINE_USER : 0) | (nt ? ADR_LINE_NT : 0);
+}
+
+/* A cached store: the line is pending until written back and fenced. */
+static void line_stored(uint64_t line, uint64_t pc, uint64_t caller)
+{
+	struct adr_line *l = line_pending(line);
 
 	if (!l)
-		return; /* nothing pending: durable already */
-	l->flags |= ADR_LINE_FLUSHING;
-	l->flags &= ~ADR_LINE_REDIRTIED;
-	for (i = 0; i < flushes->len; i++) {
+		return;
+	l->stores++;
+	line_names(l, pc, caller, 0);
+}
+
+/* The vCPU's write-back of the line not yet fenced, or a new one holding
+ * the 64 bytes at start. */
+static struct flush_rec *flush_of(uint64_t line, unsigned int vcpu, const uint8_t *start)
+{
+	struct flush_rec *f;
+
+	for (guint i = 0; i < flushes->len; i++) {
 		f = &g_array_index(flushes, struct flush_rec, i);
-		if (f->line == line && f->vcpu == vcpu) {
-			memcpy(f->bytes, media + line * ADR_LINE, ADR_LINE);
-			f->user |= user;
-			return;
-		}
+		if (f->line == line && f->vcpu == vcpu)
+			return f;
 	}
 	g_array_set_size(flushes, flushes->len + 1);
 	f = &g_array_index(flushes, struct flush_rec, flushes->len - 1);
 	f->line = line;
 	f->vcpu = vcpu;
-	f->user = user;
+	f->user = 0;
+	memcpy(f->bytes, start, ADR_LINE);
+	return f;
+}
+
+/* clwb, clflushopt: a write-back of the whole line as it is now, durable
+ * at the vCPU's next fence. */
+static void line_written_back(uint64_t line, unsigned int vcpu, int user)
+{
+	struct adr_line *l = pending_find(line);
+	struct flush_rec *f;
+
+	if (!l)
+		return; /* nothing pending: durable already */
+	/* Every cached byte is carried now, those left behind too. */
+	l->flags = (l->flags | ADR_LINE_FLUSHING) & ~ADR_LINE_NT_EVICTED;
+	f = flush_of(line, vcpu, media + line * ADR_LINE);
 	memcpy(f->bytes, media + line * ADR_LINE, ADR_LINE);
+	f->user |= user;
+}
+
+/*
+ * A non-temporal store of bytes [from, to) of the line: written back with
+ * its own bytes only, durable at the vCPU's next fence. Cached bytes of the
+ * line that no write-back carries stay pending after that fence, and the
+ * line goes on naming the cached store that wrote them.
+ */
+static void line_nt_stored(uint64_t line, unsigned int from, unsigned int to, unsigned int vcpu,
+			   uint64_t pc, uint64_t caller)
+{
+	struct adr_line *l = line_pending(line);
+	const uint8_t *now = media + line * ADR_LINE;
+	struct flush_rec *f;
+	int cached;
+
+	if (!l)
+		return;
+	/* Whether the line names a cached store, whose bytes may be left behind. */
+	cached = l->stores && (!(l->flags & ADR_LINE_NT) || (l->flags & ADR_LINE_NT_EVICTED));
+	l->stores++;
+	f = flush_of(line, vcpu, durable + line * ADR_LINE);
+	memcpy(f->bytes + from, now + from, to - from);
+	f->user |= pc < KERNEL_BASE;
+	if (cached && memcmp(f->bytes, now, ADR_LINE))
+		l->flags |= ADR_LINE_NT | ADR_LINE_NT_EVICTED;
+	else
+		line_names(l, pc, caller, 1);
+	l->flags |= ADR_LINE_FLUSHING;
 }
 
 /* Returns how many write-backs the fence made durable; *user: whether user
@@ -301,8 +367,10 @@ static unsigned int fence(unsigned int vcpu, int *user)
 		l = pending_find(f->line);
 		if (l) {
 			memcpy(durable + f->line * ADR_LINE, f->bytes, ADR_LINE);
-			if (l->flags & ADR_LINE_REDIRTIED)
-				l->flags &= ~(ADR_LINE_FLUSHING | ADR_LINE_REDIRTIED);
+			/* Bytes stored after the write-back, or that no write-back
+			 * carried, keep the line pending. */
+			if (memcmp(durable + f->line * ADR_LINE, media + f->line * ADR_LINE, ADR_LINE))
+				l->flags &= ~ADR_LINE_FLUSHING;
 			else
 				pending_drop(f->line);
 		}
@@ -539,9 +607,12 @@ static void on_store(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vad
 	st->nt_stores += d->kind == INSN_NT_STORE;
 	page_seen(vaddr, cr3, off);
 	for (line = off / ADR_LINE; line <= (off + len - 1) / ADR_LINE && line < size / ADR_LINE; line++) {
-		line_stored(line, d->pc, caller, d->kind == INSN_NT_STORE);
+		uint64_t from = MAX(off, line * ADR_LINE), to = MIN(off + len, (line + 1) * ADR_LINE);
+
 		if (d->kind == INSN_NT_STORE)
-			line_written_back(line, vcpu, d->pc < KERNEL_BASE);
+			line_nt_stored(line, from - line * ADR_LINE, to - line * ADR_LINE, vcpu, d->pc, caller);
+		else
+			line_stored(line, d->pc, caller);
 	}
 	if (time_requested) {
 		time_requested = 0;
