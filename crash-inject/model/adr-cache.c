@@ -53,6 +53,11 @@
  * outside the direct map whose walk finds no page, say) is counted in the
  * state (unresolved_flushes, last_unresolved_pc), never guessed.
  *
+ * A store's physical address is the one QEMU's TLB translated it to. A
+ * store that crosses a page boundary is split there: the second page need
+ * not follow the first physically, and its address is the TLB's entry for
+ * that page (else the page tables', else the store is counted unresolved).
+ *
  * Crash points: the plugin holds the vCPU, says "point ..." on sock, and
  * waits for "go" while the harness copies the two files. It does so at
  *  - the ack marker (66 87 d2, xchg %dx,%dx; workloads/ack.h): a program
@@ -521,34 +526,77 @@ static gpointer sock_reader(gpointer unused)
 
 /* --- callbacks --- */
 
+/*
+ * Where one page of a store went: 1 into the region (*off), 0 elsewhere,
+ * -1 unknown. QEMU's TLB holds the translation the store itself used, for
+ * each page of it (tlb_plugin_lookup() looks up the address it is given),
+ * so the second page of a store that crosses a page boundary is found
+ * there too: the two pages need not be next to each other physically.
+ */
+static int store_page(qemu_plugin_meminfo_t info, uint64_t vaddr, uint64_t *off)
+{
+	struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
+	uint64_t pa;
+
+	if (!hw)
+		return -1;
+	if (qemu_plugin_hwaddr_is_io(hw))
+		return 0;
+	pa = qemu_plugin_hwaddr_phys_addr(hw);
+	if (pa - base >= size)
+		return 0;
+	*off = pa - base;
+	return 1;
+}
+
 static void on_store(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
 	const struct insn_desc *d = udata;
-	struct qemu_plugin_hwaddr *hw;
-	uint64_t pa, off, len, line, caller = 0;
+	uint64_t len, off[2] = { 0, 0 }, n[2], line, caller = 0;
+	int in[2];
 
 	if (!qemu_plugin_mem_is_store(info))
 		return;
-	hw = qemu_plugin_get_hwaddr(info, vaddr);
-	if (!hw || qemu_plugin_hwaddr_is_io(hw))
-		return;
-	pa = qemu_plugin_hwaddr_phys_addr(hw);
-	if (pa - base >= size)
-		return;
-	off = pa - base;
 	len = 1ULL << qemu_plugin_mem_size_shift(info);
+	/* The bytes on the store's first page, and those on the next one. */
+	n[0] = MIN(len, PAGE - (vaddr & (PAGE - 1)));
+	n[1] = len - n[0];
+	in[0] = store_page(info, vaddr, &off[0]);
+	in[1] = n[1] ? store_page(info, vaddr + n[0], &off[1]) : 0;
+	if (!in[0] && !in[1])
+		return;
 	if (d->pc < KERNEL_BASE)
 		caller = stack_top(read_reg(4));
 	g_mutex_lock(&lock);
-	st->stores++;
-	st->nt_stores += d->kind == INSN_NT_STORE;
-	linear_seen(vaddr, off);
-	for (line = off / ADR_LINE; line <= (off + len - 1) / ADR_LINE && line < size / ADR_LINE; line++) {
-		line_stored(line, d->pc, caller, d->kind == INSN_NT_STORE);
-		if (d->kind == INSN_NT_STORE)
-			line_written_back(line, vcpu, d->pc < KERNEL_BASE);
+	for (int i = 0; i < 2; i++) {
+		int r;
+
+		if (in[i] >= 0)
+			continue;
+		/* Not in the TLB: the page tables say, or it counts as unresolved. */
+		r = resolve(vaddr + (i ? n[0] : 0), &off[i]);
+		in[i] = r == 0;
+		if (r < 0 || r == 2) {
+			st->unresolved_flushes++;
+			st->last_unresolved_pc = d->pc;
+		}
 	}
-	if (time_requested) {
+	if (in[0] || in[1]) {
+		st->stores++;
+		st->nt_stores += d->kind == INSN_NT_STORE;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (!in[i])
+			continue;
+		linear_seen(vaddr + (i ? n[0] : 0), off[i]);
+		for (line = off[i] / ADR_LINE; line <= (off[i] + n[i] - 1) / ADR_LINE && line < size / ADR_LINE;
+		     line++) {
+			line_stored(line, d->pc, caller, d->kind == INSN_NT_STORE);
+			if (d->kind == INSN_NT_STORE)
+				line_written_back(line, vcpu, d->pc < KERNEL_BASE);
+		}
+	}
+	if (time_requested && (in[0] || in[1])) {
 		time_requested = 0;
 		crash_point("time");
 	}
