@@ -56,7 +56,8 @@ struct adr_state {
 	uint64_t nt_stores;
 	uint64_t flushes;		/* clwb, clflushopt, clflush into the region */
 	uint64_t fences;		/* fences that made at least one line durable */
-	uint64_t unresolved_flushes;	/* flushes whose physical line is unknown */
+	uint64_t unresolved_flushes;	/* flushes (or stores past a page boundary)
+					 * whose physical line is unknown */
 	uint64_t last_unresolved_pc;
 	uint64_t overflow;		/* stores to lines that did not fit: the model is incomplete */
 	uint64_t points;		/* crash points announced */
