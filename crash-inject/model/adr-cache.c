@@ -24,30 +24,51 @@
  *    it is at that moment; the write-back is durable at the next fence of
  *    the same vCPU: sfence, mfence, a LOCK-prefixed instruction or xchg with
  *    memory ("CLWB is ordered only by store-fencing operations ... SFENCE,
- *    MFENCE, XCHG, or LOCK-prefixed instructions"). A store between the
- *    flush and the fence leaves the line pending again, holding the
- *    flushed bytes in the durable file;
+ *    MFENCE, XCHG, or LOCK-prefixed instructions");
  *  - clflush (0F AE /7) is ordered with stores to the line: durable at once;
  *  - non-temporal stores (movnti 0F C3, movntps/pd [66] 0F 2B, movntq 0F E7,
  *    movntdq 66 0F E7, maskmovq/maskmovdqu [66] 0F F7, AMD movntss/sd
- *    F2/F3 0F 2B, and the VEX forms of 2B, E7, F7) are pending until the
- *    vCPU's next fence, as if written back at the store;
+ *    F2/F3 0F 2B, and the VEX forms of 2B, E7, F7) are durable at the
+ *    vCPU's next fence, as if written back at the store, but only their own
+ *    bytes: earlier cached bytes of the same line that no clwb/clflushopt
+ *    wrote back stay pending. The SDM says that a non-temporal store to a
+ *    location present in the caches evicts it (Vol. 1 10.4.6.2, "Caching
+ *    of Temporal vs. Non-Temporal Data"), not that the eviction is ordered
+ *    by the next sfence, and the kernel's __memcpy_flushcache() and PMDK's
+ *    memmove_movnt write the cached head of a non-temporal copy back
+ *    explicitly. Such a line names the cached store, not the non-temporal
+ *    one (ADR_LINE_NT_EVICTED);
+ *  - at a fence, a line whose durable bytes still differ from its current
+ *    ones (stored again after its write-back, or left behind by a
+ *    non-temporal store) stays pending, holding the written-back bytes in
+ *    the durable file;
  *  - wbinvd (0F 09) and wbnoinvd (F3 0F 09) make every pending line durable.
  * Not modelled (so a program relying on them is judged strictly): the
- * write-back of a line the cache evicts by itself, serializing instructions
- * and interrupts as fences for write-backs, and partial line write-backs.
+ * write-back of a line the cache evicts by itself (a non-temporal store
+ * to a cached line among them), serializing instructions and interrupts as
+ * fences for write-backs, and a clwb or clflushopt that carries only part
+ * of its line.
  *
  * Flushes make no memory access under TCG, so no memory callback fires for
  * them: the operand is decoded from the instruction bytes and computed from
  * the registers at run time. Plugin API v4 cannot translate a virtual
- * address, so the virtual page of a flush is looked up in an index that the
- * stores into the region build (virtual page -> physical page, user pages
- * keyed by the address space's CR3); a kernel page not in the index is taken
- * through the kernel's linear map, whose offset the kernel's own stores into
- * the region give, and a user page not in it (flushed through a mapping no
- * store went through) by walking the address space's page tables, read
- * through that linear map. A flush that none of these resolves is counted
- * in the state (unresolved_flushes), never guessed.
+ * address, so the plugin translates it as the page tables map it at that
+ * moment: an address in the kernel's direct map by the map's offset, which
+ * the kernel's own stores into the region give, and any other address,
+ * user or kernel, by walking the current address space's page tables from
+ * CR3, read through the direct map. Nothing is remembered from one flush to
+ * the next: after munmap, mremap, a copy on write, or an exit that hands
+ * the CR3 to another process, a virtual page maps another physical page. A
+ * flush of a user page that is not present writes nothing back (a CPU
+ * faults on it first; TCG gives it no memory access, so it does not fault
+ * and is not run again). A flush resolved by none of these (a kernel address
+ * outside the direct map whose walk finds no page, say) is counted in the
+ * state (unresolved_flushes, last_unresolved_pc), never guessed.
+ *
+ * A store's physical address is the one QEMU's TLB translated it to. A
+ * store that crosses a page boundary is split there: the second page need
+ * not follow the first physically, and its address is the TLB's entry for
+ * that page (else the page tables', else the store is counted unresolved).
  *
  * Crash points: the plugin holds the vCPU, says "point ..." on sock, and
  * waits for "go" while the harness copies the two files. It does so at
@@ -94,6 +115,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
  */
 #define KERNEL_BASE 0x8000000000000000ULL
 #define PAGE 4096ULL
+/* Where the kernel's direct map starts, five- and four-level paging,
+ * unrandomized; it maps at most 64 TiB of physical memory. */
+#define DIRECT_MAP_L5 0xff11000000000000ULL
+#define DIRECT_MAP_L4 0xffff888000000000ULL
+#define PHYS_MAX (1ULL << 46)
 /* The largest record whose lines the ack marker reports. */
 #define ACK_MAX_LEN (1ULL << 20)
 
@@ -129,7 +155,6 @@ static size_t state_bytes;
 
 static GMutex lock;
 static GHashTable *pending;	/* line number -> slot + 1 */
-static GHashTable *pages;	/* page key -> physical page offset in region + 1 */
 static GHashTable *descs;	/* (pc, kind) -> struct insn_desc */
 static GArray *flushes;		/* struct flush_rec */
 static int64_t linear_delta;	/* kernel vaddr - guest physical addr of the region */
@@ -231,54 +256,108 @@ static void line_durable(uint64_t line)
 	pending_drop(line);
 }
 
-static void line_stored(uint64_t line, uint64_t pc, uint64_t caller, int nt)
+/* The line's slot in the pending table, added if it was durable; NULL when
+ * the table is full. */
+static struct adr_line *line_pending(uint64_t line)
 {
 	struct adr_line *l = pending_find(line);
 
-	if (!l) {
-		if (st->npending == st->capacity) {
-			st->overflow++;
-			return;
-		}
-		l = &st->lines[st->npending++];
-		memset(l, 0, sizeof(*l));
-		l->off = line * ADR_LINE;
-		g_hash_table_insert(pending, GSIZE_TO_POINTER(line), GSIZE_TO_POINTER(st->npending));
-	} else if (l->flags & ADR_LINE_FLUSHING) {
-		l->flags |= nt ? 0 : ADR_LINE_REDIRTIED;
+	if (l)
+		return l;
+	if (st->npending == st->capacity) {
+		st->overflow++;
+		return NULL;
 	}
-	l->pc = pc;
-	l->caller = caller;
-	l->stores++;
-	l->flags = (l->flags & ~(ADR_LINE_USER | ADR_LINE_NT)) | (pc < KERNEL_BASE ? ADR_LINE_USER : 0) |
-		   (nt ? ADR_LINE_NT : 0);
+	l = &st->lines[st->npending++];
+	memset(l, 0, sizeof(*l));
+	l->off = line * ADR_LINE;
+	g_hash_table_insert(pending, GSIZE_TO_POINTER(line), GSIZE_TO_POINTER(st->npending));
+	return l;
 }
 
-/* A write-back of the line as it is now, durable at the vCPU's next fence. */
-static void line_written_back(uint64_t line, unsigned int vcpu, int user)
+/* The line names its last store. */
+static void line_names(struct adr_line *l, uint64_t pc, uint64_t caller, int nt)
 {
-	struct adr_line *l = pending_find(line);
-	struct flush_rec *f;
-	guint i;
+	l->pc = pc;
+	l->caller = caller;
+	l->flags = (l->flags & ~(ADR_LINE_USER | ADR_LINE_NT | ADR_LINE_NT_EVICTED)) |
+		   (pc < KERNEL_BASE ? ADR_LINE_USER : 0) | (nt ? ADR_LINE_NT : 0);
+}
+
+/* A cached store: the line is pending until written back and fenced. */
+static void line_stored(uint64_t line, uint64_t pc, uint64_t caller)
+{
+	struct adr_line *l = line_pending(line);
 
 	if (!l)
-		return; /* nothing pending: durable already */
-	l->flags |= ADR_LINE_FLUSHING;
-	l->flags &= ~ADR_LINE_REDIRTIED;
-	for (i = 0; i < flushes->len; i++) {
+		return;
+	l->stores++;
+	line_names(l, pc, caller, 0);
+}
+
+/* The vCPU's write-back of the line not yet fenced, or a new one holding
+ * the 64 bytes at start. */
+static struct flush_rec *flush_of(uint64_t line, unsigned int vcpu, const uint8_t *start)
+{
+	struct flush_rec *f;
+
+	for (guint i = 0; i < flushes->len; i++) {
 		f = &g_array_index(flushes, struct flush_rec, i);
-		if (f->line == line && f->vcpu == vcpu) {
-			memcpy(f->bytes, media + line * ADR_LINE, ADR_LINE);
-			f->user |= user;
-			return;
-		}
+		if (f->line == line && f->vcpu == vcpu)
+			return f;
 	}
 	g_array_set_size(flushes, flushes->len + 1);
 	f = &g_array_index(flushes, struct flush_rec, flushes->len - 1);
 	f->line = line;
 	f->vcpu = vcpu;
-	f->user = user;
+	f->user = 0;
+	memcpy(f->bytes, start, ADR_LINE);
+	return f;
+}
+
+/* clwb, clflushopt: a write-back of the whole line as it is now, durable
+ * at the vCPU's next fence. */
+static void line_written_back(uint64_t line, unsigned int vcpu, int user)
+{
+	struct adr_line *l = pending_find(line);
+	struct flush_rec *f;
+
+	if (!l)
+		return; /* nothing pending: durable already */
+	/* Every cached byte is carried now, those left behind too. */
+	l->flags = (l->flags | ADR_LINE_FLUSHING) & ~ADR_LINE_NT_EVICTED;
+	f = flush_of(line, vcpu, media + line * ADR_LINE);
 	memcpy(f->bytes, media + line * ADR_LINE, ADR_LINE);
+	f->user |= user;
+}
+
+/*
+ * A non-temporal store of bytes [from, to) of the line: written back with
+ * its own bytes only, durable at the vCPU's next fence. Cached bytes of the
+ * line that no write-back carries stay pending after that fence, and the
+ * line goes on naming the cached store that wrote them.
+ */
+static void line_nt_stored(uint64_t line, unsigned int from, unsigned int to, unsigned int vcpu,
+			   uint64_t pc, uint64_t caller)
+{
+	struct adr_line *l = line_pending(line);
+	const uint8_t *now = media + line * ADR_LINE;
+	struct flush_rec *f;
+	int cached;
+
+	if (!l)
+		return;
+	/* Whether the line names a cached store, whose bytes may be left behind. */
+	cached = l->stores && (!(l->flags & ADR_LINE_NT) || (l->flags & ADR_LINE_NT_EVICTED));
+	l->stores++;
+	f = flush_of(line, vcpu, durable + line * ADR_LINE);
+	memcpy(f->bytes + from, now + from, to - from);
+	f->user |= pc < KERNEL_BASE;
+	if (cached && memcmp(f->bytes, now, ADR_LINE))
+		l->flags |= ADR_LINE_NT | ADR_LINE_NT_EVICTED;
+	else
+		line_names(l, pc, caller, 1);
+	l->flags |= ADR_LINE_FLUSHING;
 }
 
 /* Returns how many write-backs the fence made durable; *user: whether user
@@ -301,8 +380,10 @@ static unsigned int fence(unsigned int vcpu, int *user)
 		l = pending_find(f->line);
 		if (l) {
 			memcpy(durable + f->line * ADR_LINE, f->bytes, ADR_LINE);
-			if (l->flags & ADR_LINE_REDIRTIED)
-				l->flags &= ~(ADR_LINE_FLUSHING | ADR_LINE_REDIRTIED);
+			/* Bytes stored after the write-back, or that no write-back
+			 * carried, keep the line pending. */
+			if (memcmp(durable + f->line * ADR_LINE, media + f->line * ADR_LINE, ADR_LINE))
+				l->flags &= ~ADR_LINE_FLUSHING;
 			else
 				pending_drop(f->line);
 		}
@@ -315,30 +396,34 @@ static unsigned int fence(unsigned int vcpu, int *user)
 	return done;
 }
 
-/* --- the virtual page index --- */
+/* --- from a virtual address to the region --- */
 
-static uint64_t page_key(uint64_t vaddr, uint64_t cr3)
+/*
+ * The kernel's first store into the region gives the offset of the linear
+ * map it went through (the pmem driver and DAX reach the region through
+ * the direct map), and page tables are read through that map.
+ */
+static void linear_seen(uint64_t vaddr, uint64_t region_off)
 {
-	uint64_t vpage = vaddr & ~(PAGE - 1);
-
-	/* Kernel mappings are shared by every address space. CR3 without its
-	 * PCID bits and without the PTI user/kernel bit (bit 12). */
-	if (vaddr >= KERNEL_BASE)
-		return vpage;
-	return vpage ^ ((cr3 & 0x000fffffffffe000ULL) << 4) ^ 1;
+	if (vaddr < KERNEL_BASE || have_linear)
+		return;
+	linear_delta = (int64_t)(vaddr - (base + region_off));
+	have_linear = 1;
 }
 
-static void page_seen(uint64_t vaddr, uint64_t cr3, uint64_t region_off)
+/*
+ * Whether a kernel address lies in the direct map, whose translation is the
+ * offset: only where that offset is where the direct map starts without
+ * memory randomization (CONFIG_RANDOMIZE_MEMORY, which our guest kernels do
+ * not set; __PAGE_OFFSET_BASE_L5/_L4), so that the 64 TiB above it hold
+ * nothing else. Any other kernel address is walked.
+ */
+static int in_direct_map(uint64_t vaddr)
 {
-	uint64_t key = page_key(vaddr, cr3);
-	uint64_t ppage = (region_off & ~(PAGE - 1)) + 1;
+	uint64_t delta = (uint64_t)linear_delta;
 
-	if (GPOINTER_TO_SIZE(g_hash_table_lookup(pages, GSIZE_TO_POINTER(key))) != ppage)
-		g_hash_table_insert(pages, GSIZE_TO_POINTER(key), GSIZE_TO_POINTER(ppage));
-	if (vaddr >= KERNEL_BASE && !have_linear) {
-		linear_delta = (int64_t)(vaddr - (base + region_off));
-		have_linear = 1;
-	}
+	return have_linear && (delta == DIRECT_MAP_L5 || delta == DIRECT_MAP_L4) && vaddr >= delta &&
+	       vaddr - delta < PHYS_MAX;
 }
 
 /* Eight bytes of guest-physical memory, read through the kernel's linear map. */
@@ -346,21 +431,13 @@ static int read_phys_u64(uint64_t pa, uint64_t *v)
 {
 	g_autoptr(GByteArray) buf = g_byte_array_new();
 
-	if (!have_linear || pa >= (1ULL << 46) ||
+	if (!have_linear || pa >= PHYS_MAX ||
 	    !qemu_plugin_read_memory_vaddr(pa + (uint64_t)linear_delta, buf, 8) || buf->len < 8)
 		return -1;
 	memcpy(v, buf->data, 8);
 	return 0;
 }
 
-/*
- * A user page that no store into the region went through (a line written
- * through one mapping and flushed through another, only read): walk the
- * address space's page tables from CR3, four or five levels (CR4.LA57), as
- * the MMU would (SDM Vol. 3A 4.5, "4-Level Paging and 5-Level Paging").
- * Returns 0 with the guest-physical address, -2 where a level is not
- * present, or -1 where a table cannot be read.
- */
 /* Why a walk stopped, for the first few: a flush left unresolved is a
  * finding about the model, and this is its evidence (QEMU's stderr). */
 static void walk_failed(uint64_t vaddr, uint64_t cr3, int level, int levels, uint64_t entry)
@@ -372,11 +449,17 @@ static void walk_failed(uint64_t vaddr, uint64_t cr3, int level, int levels, uin
 			vaddr, cr3, levels, level, entry, have_linear ? "" : ": no linear map known yet");
 }
 
-static int walk_page_tables(uint64_t vaddr, uint64_t cr3, uint64_t *pa)
+/*
+ * Walk the current address space's page tables from CR3, four or five
+ * levels (CR4.LA57), as the MMU would (SDM Vol. 3A 4.5, "4-Level Paging
+ * and 5-Level Paging"). Returns 0 with the guest-physical address, -2
+ * where a level is not present, or -1 where a table cannot be read.
+ */
+static int walk_page_tables(uint64_t vaddr, uint64_t *pa)
 {
 	const uint64_t addr_mask = 0x000ffffffffff000ULL;
 	int levels = read_reg(REG_CR4) & (1ULL << 12) ? 5 : 4;
-	uint64_t table = cr3 & addr_mask, e = 0;
+	uint64_t cr3 = read_reg(REG_CR3), table = cr3 & addr_mask, e = 0;
 
 	for (int l = levels; l >= 1; l--) {
 		int shift = 12 + 9 * (l - 1);
@@ -385,8 +468,12 @@ static int walk_page_tables(uint64_t vaddr, uint64_t cr3, uint64_t *pa)
 			walk_failed(vaddr, cr3, l, levels, e);
 			return -1;
 		}
-		if (!(e & 1))
+		if (!(e & 1)) {
+			/* A user page not present is no finding (resolve()). */
+			if (vaddr >= KERNEL_BASE)
+				walk_failed(vaddr, cr3, l, levels, e);
 			return -2;
+		}
 		/* A 4 KiB page, or a 1 GiB / 2 MiB one (PS in a PDPTE or PDE). */
 		if (l == 1 || (l <= 3 && (e & 0x80))) {
 			uint64_t in_page = (1ULL << shift) - 1;
@@ -400,36 +487,29 @@ static int walk_page_tables(uint64_t vaddr, uint64_t cr3, uint64_t *pa)
 }
 
 /*
- * Region offset of a virtual address: 0 resolved, 1 outside the region, 2
- * a user page not present (a flush of it faults, and runs again once the
- * kernel has mapped it), -1 unknown.
+ * Region offset of a virtual address, as the page tables map it now: 0
+ * resolved, 1 outside the region, 2 a user page not present (a flush of
+ * it writes nothing back through that mapping: a CPU faults on it first),
+ * -1 unknown.
+ * A kernel address is the direct map's offset away from its physical one
+ * (in_direct_map()), any other address is walked: nothing remembered of an
+ * earlier mapping is trusted, since munmap, mremap, copy on write, exit
+ * and CR3 reuse change what a virtual page maps.
  */
-static int resolve(uint64_t vaddr, uint64_t cr3, uint64_t *region_off)
+static int resolve(uint64_t vaddr, uint64_t *region_off)
 {
-	gpointer v = g_hash_table_lookup(pages, GSIZE_TO_POINTER(page_key(vaddr, cr3)));
 	uint64_t pa;
 
-	if (v) {
-		*region_off = GPOINTER_TO_SIZE(v) - 1 + (vaddr & (PAGE - 1));
-		return 0;
-	}
-	if (vaddr < KERNEL_BASE) {
-		int w = walk_page_tables(vaddr, cr3, &pa);
+	if (in_direct_map(vaddr)) {
+		pa = vaddr - (uint64_t)linear_delta;
+	} else {
+		int w = walk_page_tables(vaddr, &pa);
 
+		if (w == -2 && vaddr < KERNEL_BASE)
+			return 2;
 		if (w < 0)
-			return w == -2 ? 2 : -1;
-		if (pa - base >= size)
-			return 1;
-		*region_off = pa - base;
-		page_seen(vaddr, cr3, *region_off);
-		return 0;
+			return -1;
 	}
-	if (!have_linear)
-		return -1;
-	pa = vaddr - (uint64_t)linear_delta;
-	/* The linear map covers at most 64 TiB of physical memory. */
-	if (pa >= (1ULL << 46))
-		return -1;
 	if (pa - base >= size)
 		return 1;
 	*region_off = pa - base;
@@ -514,36 +594,80 @@ static gpointer sock_reader(gpointer unused)
 
 /* --- callbacks --- */
 
+/*
+ * Where one page of a store went: 1 into the region (*off), 0 elsewhere,
+ * -1 unknown. QEMU's TLB holds the translation the store itself used, for
+ * each page of it (tlb_plugin_lookup() looks up the address it is given),
+ * so the second page of a store that crosses a page boundary is found
+ * there too: the two pages need not be next to each other physically.
+ */
+static int store_page(qemu_plugin_meminfo_t info, uint64_t vaddr, uint64_t *off)
+{
+	struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
+	uint64_t pa;
+
+	if (!hw)
+		return -1;
+	if (qemu_plugin_hwaddr_is_io(hw))
+		return 0;
+	pa = qemu_plugin_hwaddr_phys_addr(hw);
+	if (pa - base >= size)
+		return 0;
+	*off = pa - base;
+	return 1;
+}
+
 static void on_store(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
 	const struct insn_desc *d = udata;
-	struct qemu_plugin_hwaddr *hw;
-	uint64_t pa, off, len, line, cr3 = 0, caller = 0;
+	uint64_t len, off[2] = { 0, 0 }, n[2], line, caller = 0;
+	int in[2];
 
 	if (!qemu_plugin_mem_is_store(info))
 		return;
-	hw = qemu_plugin_get_hwaddr(info, vaddr);
-	if (!hw || qemu_plugin_hwaddr_is_io(hw))
-		return;
-	pa = qemu_plugin_hwaddr_phys_addr(hw);
-	if (pa - base >= size)
-		return;
-	off = pa - base;
 	len = 1ULL << qemu_plugin_mem_size_shift(info);
-	if (vaddr < KERNEL_BASE)
-		cr3 = read_reg(REG_CR3);
+	/* The bytes on the store's first page, and those on the next one. */
+	n[0] = MIN(len, PAGE - (vaddr & (PAGE - 1)));
+	n[1] = len - n[0];
+	in[0] = store_page(info, vaddr, &off[0]);
+	in[1] = n[1] ? store_page(info, vaddr + n[0], &off[1]) : 0;
+	if (!in[0] && !in[1])
+		return;
 	if (d->pc < KERNEL_BASE)
 		caller = stack_top(read_reg(4));
 	g_mutex_lock(&lock);
-	st->stores++;
-	st->nt_stores += d->kind == INSN_NT_STORE;
-	page_seen(vaddr, cr3, off);
-	for (line = off / ADR_LINE; line <= (off + len - 1) / ADR_LINE && line < size / ADR_LINE; line++) {
-		line_stored(line, d->pc, caller, d->kind == INSN_NT_STORE);
-		if (d->kind == INSN_NT_STORE)
-			line_written_back(line, vcpu, d->pc < KERNEL_BASE);
+	for (int i = 0; i < 2; i++) {
+		int r;
+
+		if (in[i] >= 0)
+			continue;
+		/* Not in the TLB: the page tables say, or it counts as unresolved. */
+		r = resolve(vaddr + (i ? n[0] : 0), &off[i]);
+		in[i] = r == 0;
+		if (r < 0 || r == 2) {
+			st->unresolved_flushes++;
+			st->last_unresolved_pc = d->pc;
+		}
 	}
-	if (time_requested) {
+	if (in[0] || in[1]) {
+		st->stores++;
+		st->nt_stores += d->kind == INSN_NT_STORE;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (!in[i])
+			continue;
+		linear_seen(vaddr + (i ? n[0] : 0), off[i]);
+		for (line = off[i] / ADR_LINE; line <= (off[i] + n[i] - 1) / ADR_LINE && line < size / ADR_LINE;
+		     line++) {
+			uint64_t from = MAX(off[i], line * ADR_LINE), to = MIN(off[i] + n[i], (line + 1) * ADR_LINE);
+
+			if (d->kind == INSN_NT_STORE)
+				line_nt_stored(line, from - line * ADR_LINE, to - line * ADR_LINE, vcpu, d->pc, caller);
+			else
+				line_stored(line, d->pc, caller);
+		}
+	}
+	if (time_requested && (in[0] || in[1])) {
 		time_requested = 0;
 		crash_point("time");
 	}
@@ -572,11 +696,11 @@ static uint64_t operand_address(const struct insn_desc *d)
 static void on_flush(unsigned int vcpu, void *udata)
 {
 	const struct insn_desc *d = udata;
-	uint64_t va = operand_address(d), cr3 = va < KERNEL_BASE ? read_reg(REG_CR3) : 0, off;
+	uint64_t va = operand_address(d), off;
 	int r;
 
 	g_mutex_lock(&lock);
-	r = resolve(va, cr3, &off);
+	r = resolve(va, &off);
 	if (r < 0) {
 		st->unresolved_flushes++;
 		st->last_unresolved_pc = d->pc;
@@ -622,7 +746,7 @@ static void on_fence(unsigned int vcpu, void *udata)
 /* The ack marker: rdi = sequence, rsi = record address, rcx = length. */
 static void on_ack(unsigned int vcpu, void *udata)
 {
-	uint64_t seq = read_reg(7), addr = read_reg(6), len = read_reg(1), cr3 = read_reg(REG_CR3);
+	uint64_t seq = read_reg(7), addr = read_reg(6), len = read_reg(1);
 	uint64_t p, off, run_start = 0, run_off = 0, run_len = 0;
 
 	(void)vcpu, (void)udata;
@@ -636,7 +760,7 @@ static void on_ack(unsigned int vcpu, void *udata)
 	for (p = addr; p < addr + len; p = (p | (PAGE - 1)) + 1) {
 		uint64_t chunk = ((p | (PAGE - 1)) + 1 < addr + len ? (p | (PAGE - 1)) + 1 : addr + len) - p;
 
-		if (resolve(p, cr3, &off) != 0)
+		if (resolve(p, &off) != 0)
 			continue;
 		if (run_len && run_off + run_len == off) {
 			run_len += chunk;
@@ -999,7 +1123,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	st->region_size = size;
 	st->capacity = capacity;
 	pending = g_hash_table_new(g_direct_hash, g_direct_equal);
-	pages = g_hash_table_new(g_direct_hash, g_direct_equal);
 	descs = g_hash_table_new(g_int64_hash, g_int64_equal);
 	flushes = g_array_new(FALSE, FALSE, sizeof(struct flush_rec));
 	if (sock_path) {

@@ -23,19 +23,21 @@
 #include <stdint.h>
 
 #define ADR_STATE_MAGIC "PMEMADR1"
-#define ADR_STATE_VERSION 1
+#define ADR_STATE_VERSION 2
 #define ADR_LINE 64ULL
 
 enum adr_line_flags {
-	ADR_LINE_USER = 1,	/* the last store was user code */
+	ADR_LINE_USER = 1,	/* the store pc names was user code */
 	ADR_LINE_FLUSHING = 2,	/* written back (clwb/clflushopt) or NT-stored, not fenced */
 	ADR_LINE_NT = 4,	/* the last store was non-temporal */
-	ADR_LINE_REDIRTIED = 8,	/* stored again after the pending write-back */
+	ADR_LINE_NT_EVICTED = 8,	/* a non-temporal store left cached bytes of the line
+				 * behind, never written back: pc names their store */
 };
 
 struct adr_line {
 	uint64_t off;		/* byte offset of the line in the NVDIMM region */
-	uint64_t pc;		/* guest PC of the last store to it */
+	uint64_t pc;		/* guest PC of the last store to it (NT_EVICTED: of the
+				 * cached store before the non-temporal ones) */
 	uint64_t caller;	/* user stores: the return address at the stack top (the
 				 * caller of a leaf such as memcpy), else 0 */
 	uint32_t stores;	/* stores since it was last durable */
@@ -54,7 +56,8 @@ struct adr_state {
 	uint64_t nt_stores;
 	uint64_t flushes;		/* clwb, clflushopt, clflush into the region */
 	uint64_t fences;		/* fences that made at least one line durable */
-	uint64_t unresolved_flushes;	/* flushes whose physical line is unknown */
+	uint64_t unresolved_flushes;	/* flushes (or stores past a page boundary)
+					 * whose physical line is unknown */
 	uint64_t last_unresolved_pc;
 	uint64_t overflow;		/* stores to lines that did not fit: the model is incomplete */
 	uint64_t points;		/* crash points announced */

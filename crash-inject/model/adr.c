@@ -353,6 +353,10 @@ void adr_image_key(const struct adr_point *pt, const unsigned char *mask, char *
 
 const char *adr_line_why(const struct adr_line *l)
 {
+	/* Before the rest: the line may also be NT-stored and not yet fenced, but a
+	 * fence would not make these bytes durable. */
+	if (l->flags & ADR_LINE_NT_EVICTED)
+		return "cached bytes beside a non-temporal store: durable only by eviction";
 	if (l->flags & ADR_LINE_FLUSHING)
 		return l->flags & ADR_LINE_NT ? "non-temporal store, never fenced" :
 		       "written back, never fenced";
