@@ -10,16 +10,17 @@
 #                                             what the guest needs
 #
 # A flavour is a row of vm-images/flavours: a source version plus patch sets,
-# and any boot parameters its guests get (build/kernels/<flavour>/cmdline).
+# and what its guests boot with: kernel parameters (build/kernels/<flavour>/cmdline)
+# and the platform QEMU says it is (build/kernels/<flavour>/nvdimm-persistence).
 # Each build is cached under $PMEM_CACHE/kernels/linux-<version>-<key>/, where
 # the key hashes the source package version, every patch, the config fragment
 # and the recipe version, so an unchanged flavour is reused in seconds and
-# flavours that differ only in their boot parameters share one build. Compilation goes
+# flavours that differ only in what they boot with share one build. Compilation goes
 # through ccache; all flavours of a version share one source path so that
 # ccache hits across flavours (only files a patch touches recompile).
 #
 # The result is published as build/kernels/<flavour>/{bzImage,kernel.json,config}
-# and, for a flavour with boot parameters, cmdline.
+# and, for a flavour that names them, cmdline and nvdimm-persistence.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -41,16 +42,28 @@ flavour_row() {
 list_flavours() { awk '!/^#/ && NF { print $1 }' "$here/flavours"; }
 
 # A row's words after the version are its patch sets and, as words with an
-# '=', the kernel parameters its guests boot with: test-only flavours that
-# differ in a boot parameter share one build.
+# '=', what its guests boot with: nvdimm-persistence=cpu|mem-ctrl is the
+# QEMU machine property of that name (the platform its guests run on), any
+# other such word a kernel parameter. Flavours that differ only in these
+# words share one build.
 row_sets() { # words...
 	local w
 	for w in "$@"; do [[ $w == *=* ]] || printf '%s ' "$w"; done
 }
+row_persistence() { # words...
+	local w out=
+	for w in "$@"; do
+		[[ $w == nvdimm-persistence=* ]] || continue
+		out=${w#nvdimm-persistence=}
+		[[ $out == cpu || $out == mem-ctrl ]] ||
+			die "'$w' in vm-images/flavours: nvdimm-persistence=cpu or nvdimm-persistence=mem-ctrl"
+	done
+	printf '%s' "$out"
+}
 row_params() { # words...
 	local w out=
 	for w in "$@"; do
-		[[ $w == *=* ]] || continue
+		[[ $w == *=* && $w != nvdimm-persistence=* ]] || continue
 		[[ $w =~ ^[A-Za-z0-9_.,=-]+$ ]] ||
 			die "kernel parameter '$w' in vm-images/flavours: letters, digits and _.,=- only"
 		out+="${out:+ }$w"
@@ -125,12 +138,14 @@ flavour_key() { # flavour -> key
 	} | sha256sum | cut -c1-16
 }
 
-write_metadata() { # flavour version pkgver key params sets... > kernel.json
-	local flavour=$1 version=$2 pkgver=$3 key=$4 params=$5 first=1 p sets; shift 5
+write_metadata() { # flavour version pkgver key params persistence sets... > kernel.json
+	local flavour=$1 version=$2 pkgver=$3 key=$4 params=$5 persistence=$6 first=1 p sets; shift 6
 	sets=$(for p in "$@"; do [ "$p" = "-" ] || printf '"%s",' "$p"; done)
 	printf '{\n  "schema": 1,\n  "flavour": "%s",\n  "source": "linux-source-%s %s",\n' \
 		"$flavour" "$version" "$pkgver"
 	printf '  "cmdline": "%s",\n' "$params"
+	# "": QEMU's default, no NFIT platform capability.
+	printf '  "nvdimm_persistence": "%s",\n' "$persistence"
 	printf '  "key": "%s",\n  "config_sha256": "%s",\n  "patch_sets": [%s],\n  "patches": [' \
 		"$key" "$(sha256sum "$fragment" | cut -d' ' -f1)" "${sets%,}"
 	while read -r p; do
@@ -192,17 +207,19 @@ compile_flavour() { # flavour version pkgver key dest sets...
 }
 
 build_flavour() { # flavour
-	local flavour=$1 row version sets pkgver key dest p params words
+	local flavour=$1 row version sets pkgver key dest p params persistence words
 	row=$(flavour_row "$flavour") || die "unknown flavour '$flavour' (known: $(list_flavours | tr '\n' ' '))"
 	read -r _ version words <<<"$row"
 	# shellcheck disable=SC2086 # words of the row
 	sets=$(row_sets $words)
 	# shellcheck disable=SC2086
 	params=$(row_params $words)
+	# shellcheck disable=SC2086
+	persistence=$(row_persistence $words)
 	pkgver=$(source_version "$version")
 	key=$(flavour_key "$flavour")
-	# Keyed by what is compiled: flavours that differ only in their boot
-	# parameters share one build.
+	# Keyed by what is compiled: flavours that differ only in what they
+	# boot with share one build.
 	dest=$cache/kernels/linux-$version-$key
 
 	if [ ! -e "$dest/bzImage" ]; then
@@ -220,15 +237,22 @@ build_flavour() { # flavour
 		if [ -e "$dest/$p" ]; then ln -sfn "$dest/$p" "$out/$flavour/$p"; else rm -f "$out/$flavour/$p"; fi
 	done
 	# The boot parameters of the flavour: the harness appends them to every
-	# guest's command line (vm/vm.c: vm_flavour_cmdline).
+	# guest's command line (vm/vm.c: vm_flavour_boot).
 	if [ -n "$params" ]; then
 		printf '%s\n' "$params" >"$out/$flavour/cmdline"
 	else
 		rm -f "$out/$flavour/cmdline"
 	fi
+	# The platform its guests run on: the harness adds it to every guest's
+	# QEMU machine (vm/vm.c: vm_flavour_boot).
+	if [ -n "$persistence" ]; then
+		printf '%s\n' "$persistence" >"$out/$flavour/nvdimm-persistence"
+	else
+		rm -f "$out/$flavour/nvdimm-persistence"
+	fi
 	rm -f "$out/$flavour/kernel.json"
 	# shellcheck disable=SC2086
-	write_metadata "$flavour" "$version" "$pkgver" "$key" "$params" $sets >"$out/$flavour/kernel.json"
+	write_metadata "$flavour" "$version" "$pkgver" "$key" "$params" "$persistence" $sets >"$out/$flavour/kernel.json"
 	echo "build-kernel: $flavour ready: $out/$flavour/bzImage" >&2
 }
 

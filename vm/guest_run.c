@@ -230,7 +230,7 @@ int guest_run(struct guest_run_opts *ro)
 		return 2;
 	}
 
-	if (vm_flavour_cmdline(ro->build_dir, ro->flavour, o.qemu.kernel_args, sizeof(o.qemu.kernel_args)) < 0) {
+	if (vm_flavour_boot(ro->build_dir, ro->flavour, &o.qemu) < 0) {
 		free((char *)o.script);
 		return 2;
 	}

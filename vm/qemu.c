@@ -109,6 +109,9 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 	/* Plugins instrument TCG translation only. */
 	if (c->plugin && strcmp(c->accel, "tcg"))
 		return -1;
+	if (c->nvdimm_persistence[0] && strcmp(c->nvdimm_persistence, "cpu") &&
+	    strcmp(c->nvdimm_persistence, "mem-ctrl"))
+		return -1;
 
 	memset(a, 0, sizeof(*a));
 	argv_add(a, "%s", c->binary);
@@ -120,7 +123,12 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 	argv_add(a, "-smp");
 	argv_add(a, "%u", c->cpus ? c->cpus : 1);
 	argv_add(a, "-M");
-	argv_add(a, "q35%s", c->nvdimm || c->root_image ? ",nvdimm=on" : "");
+	if (!c->nvdimm && !c->root_image)
+		argv_add(a, "q35");
+	else if (c->nvdimm_persistence[0])
+		argv_add(a, "q35,nvdimm=on,nvdimm-persistence=%s", c->nvdimm_persistence);
+	else
+		argv_add(a, "q35,nvdimm=on");
 	argv_add(a, "-m");
 	/* One slot per NVDIMM; the bench and crash guests keep the two they had. */
 	argv_add(a, "%uM,slots=%d,maxmem=%uM", c->mem_mib, c->root_image || c->nvdimm2 ? 4 : 2,

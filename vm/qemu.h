@@ -19,6 +19,13 @@ struct qemu_config {
 	/* The flavour's own boot parameters (build/kernels/<flavour>/cmdline:
 	 * test-only flavours that share a build), "" for none. */
 	char kernel_args[128];
+	/* The platform the flavour runs on (build/kernels/<flavour>/
+	 * nvdimm-persistence): QEMU's machine property nvdimm-persistence, "cpu"
+	 * (eADR: the NFIT says the CPU caches are persistent, Linux's
+	 * persistence_domain cpu_cache) or "mem-ctrl" (ADR); "" for QEMU's
+	 * default, no platform capability at all (persistence_domain empty). A guest
+	 * without an NVDIMM has no NFIT to say it in, and QEMU is not told. */
+	char nvdimm_persistence[16];
 	const char *nvdimm;		/* backing file, NULL for none */
 	unsigned long long nvdimm_size;	/* backing file size, label included */
 	unsigned int mem_mib;

@@ -753,7 +753,7 @@ int vm_options_flavour(struct vm_options *o, const char *build, const char *flav
 	}
 	memset(o, 0, sizeof(*o));
 	o->qemu.binary = getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64";
-	if (vm_flavour_cmdline(build, flavour, o->qemu.kernel_args, sizeof(o->qemu.kernel_args)) < 0)
+	if (vm_flavour_boot(build, flavour, &o->qemu) < 0)
 		return -1;
 	o->qemu.accel = accel;
 	o->qemu.kernel = kpath;
@@ -765,14 +765,18 @@ int vm_options_flavour(struct vm_options *o, const char *build, const char *flav
 	return 0;
 }
 
-int vm_flavour_cmdline(const char *build, const char *flavour, char *buf, size_t size)
+/* One line that build-kernel.sh wrote from vm-images/flavours into
+ * build/kernels/<flavour>/<name>, into buf; "" and 0 when there is no such
+ * file, -1 with one line on stderr when it cannot be read or holds more
+ * than the table allows. */
+static int flavour_file(const char *build, const char *flavour, const char *name, char *buf, size_t size)
 {
 	char path[1024];
 	size_t n, i;
 	FILE *f;
 
 	buf[0] = '\0';
-	snprintf(path, sizeof(path), "%s/kernels/%s/cmdline", build, flavour);
+	snprintf(path, sizeof(path), "%s/kernels/%s/%s", build, flavour, name);
 	f = fopen(path, "re");
 	if (!f) {
 		if (errno == ENOENT)
@@ -785,14 +789,30 @@ int vm_flavour_cmdline(const char *build, const char *flavour, char *buf, size_t
 	fclose(f);
 	n = strcspn(buf, "\n");
 	buf[n] = '\0';
-	/* Written by build-kernel.sh from vm-images/flavours, which allows
-	 * these characters only; anything else is not ours. */
+	/* vm-images/flavours allows these characters only; anything else is
+	 * not ours. */
 	for (i = 0; i < n; i++)
 		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,=- ", buf[i])) {
-			fprintf(stderr, "pmem-harness: %s holds more than kernel parameters: run 'make test-kernels' again\n",
+			fprintf(stderr, "pmem-harness: %s holds more than vm-images/flavours allows: run 'make test-kernels' again\n",
 				path);
 			buf[0] = '\0';
 			return -1;
 		}
+	return 0;
+}
+
+int vm_flavour_boot(const char *build, const char *flavour, struct qemu_config *c)
+{
+	if (flavour_file(build, flavour, "cmdline", c->kernel_args, sizeof(c->kernel_args)) < 0 ||
+	    flavour_file(build, flavour, "nvdimm-persistence", c->nvdimm_persistence,
+			 sizeof(c->nvdimm_persistence)) < 0)
+		return -1;
+	if (c->nvdimm_persistence[0] && strcmp(c->nvdimm_persistence, "cpu") &&
+	    strcmp(c->nvdimm_persistence, "mem-ctrl")) {
+		fprintf(stderr, "pmem-harness: %s/kernels/%s/nvdimm-persistence says '%s', not cpu or mem-ctrl: run 'make test-kernels' again\n",
+			build, flavour, c->nvdimm_persistence);
+		c->nvdimm_persistence[0] = '\0';
+		return -1;
+	}
 	return 0;
 }

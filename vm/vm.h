@@ -101,11 +101,13 @@ json_t *vm_query(struct vm *vm, const char *command);
 const char *vm_nvdimm(const struct vm *vm);
 const char *vm_status_name(enum vm_status s);
 
-/* A flavour's own boot parameters (build/kernels/<flavour>/cmdline, which
- * build-kernel.sh writes for flavours that share a build and differ in a
- * parameter) into buf; "" and 0 when it has none, -1 with one line on
- * stderr when the file cannot be read or holds anything else. */
-int vm_flavour_cmdline(const char *build, const char *flavour, char *buf, size_t size);
+/* What a flavour's guests boot with, from the files build-kernel.sh writes
+ * from its row of vm-images/flavours into build/kernels/<flavour>/: its
+ * kernel parameters (cmdline) into c->kernel_args, the platform QEMU says
+ * it is (nvdimm-persistence) into c->nvdimm_persistence; "" for a file it
+ * has not. 0, or -1 with one line on stderr when a file cannot be read or
+ * holds anything else. */
+int vm_flavour_boot(const char *build, const char *flavour, struct qemu_config *c);
 
 /* Options for one guest of a flavour under build/kernels, one vCPU, 1 GiB,
  * with nvdimm as its NVDIMM; kpath and ipath hold the paths it names. The

@@ -212,7 +212,7 @@ int main(void)
 	struct argv a;
 	const char *s;
 
-	tap_plan(17 + 8 + 4 + 1 + 2);
+	tap_plan(21 + 8 + 4 + 1 + 2);
 	tap_result(qemu_build_argv(&c, &a) == 0 ? TAP_PASS : TAP_FAIL, "complete config builds", NULL);
 	tap_result(a.v[a.n] == NULL ? TAP_PASS : TAP_FAIL, "argv is NULL-terminated", NULL);
 	s = arg_after(&a, "-M", "q35");
@@ -247,6 +247,27 @@ int main(void)
 	tap_result(s && strstr(s, " dax_aware_test=nogate nokaslr") ? TAP_PASS : TAP_FAIL,
 		   "a flavour's boot parameters, then the caller's, on the kernel command line", NULL);
 	argv_free(&a);
+
+	/* A flavour's platform is a machine property, not a kernel parameter. */
+	c = base;
+	snprintf(c.nvdimm_persistence, sizeof(c.nvdimm_persistence), "cpu");
+	qemu_build_argv(&c, &a);
+	s = arg_after(&a, "-M", "q35");
+	tap_result(s && !strcmp(s, "q35,nvdimm=on,nvdimm-persistence=cpu") ? TAP_PASS : TAP_FAIL,
+		   "a flavour's nvdimm-persistence on the machine", s);
+	s = arg_after(&a, "-append", "console=ttyS0");
+	tap_result(s && !strstr(s, "persistence") ? TAP_PASS : TAP_FAIL,
+		   "and not on the kernel command line", s);
+	argv_free(&a);
+	c.nvdimm = NULL;
+	qemu_build_argv(&c, &a);
+	s = arg_after(&a, "-M", "q35");
+	tap_result(s && !strcmp(s, "q35") ? TAP_PASS : TAP_FAIL, "no nvdimm-persistence without an NVDIMM", s);
+	argv_free(&a);
+	c = base;
+	snprintf(c.nvdimm_persistence, sizeof(c.nvdimm_persistence), "bogus");
+	tap_result(qemu_build_argv(&c, &a) < 0 ? TAP_PASS : TAP_FAIL, "an nvdimm-persistence QEMU refuses is refused",
+		   NULL);
 
 	c = base;
 	c.nvdimm = NULL;

@@ -37,28 +37,22 @@ pmem_mkfs() { # fs
 	$pmem_cmd "$PMEM_DEV"
 }
 
-# pmem_write_cache=0 or =1 on the kernel command line (a flavour's boot
-# parameter, vm-images/flavours): write it to the pmem disk's
-# dax/write_cache before mounting, the state in which the pmem driver
-# leaves a device on a platform whose CPU caches are persistent (eADR).
-# The console says what was set and what the region reports.
-pmem_write_cache() {
-	wc=
-	read -r cmdline </proc/cmdline
-	for w in $cmdline; do
-		case $w in pmem_write_cache=*) wc=${w#pmem_write_cache=} ;; esac
-	done
-	[ -n "$wc" ] || return 0
-	case $wc in 0 | 1) ;; *) pmem_die "pmem_write_cache=$wc: 0 or 1" ;; esac
+# The console says, before the first mount, what the platform told the
+# pmem driver: the pmem disk's dax/write_cache (0 where the region is
+# persistence_domain cpu_cache, an eADR platform) and the region's
+# persistence_domain (vm-images/flavours names the platform).
+pmem_say_platform() {
+	[ -z "${pmem_platform_said-}" ] || return 0
+	pmem_platform_said=1
 	f=/sys/block/${PMEM_DEV##*/}/dax/write_cache
-	[ -e "$f" ] || pmem_die "pmem_write_cache=$wc: $f does not exist"
-	echo "$wc" >"$f" || pmem_die "pmem_write_cache=$wc: writing $f failed"
-	domain=$(cat /sys/bus/nd/devices/region*/persistence_domain 2>/dev/null)
-	echo "pmem-lib: $f is $(cat "$f") (pmem_write_cache=$wc); persistence_domain '${domain}'" >/dev/console
+	wc=$(cat "$f" 2>/dev/null) || wc=absent
+	# The region the disk is on: its device is a namespace or pfn of it.
+	domain=$(cat "/sys/block/${PMEM_DEV##*/}/device/../persistence_domain" 2>/dev/null) || domain=
+	echo "pmem-lib: $f is $wc; persistence_domain '${domain}'" >/dev/console
 }
 
 pmem_mount() { # [dax mode: always|inode]
-	pmem_write_cache
+	pmem_say_platform
 	mount -o "dax${1:+=$1}" "$PMEM_DEV" "$PMEM_MNT" ||
 		pmem_die "mount -o dax${1:+=$1} $PMEM_DEV failed"
 }
