@@ -17,7 +17,7 @@ static json_t *qmp_read(struct qmp *q, int timeout_ms)
 {
 	for (;;) {
 		char *nl = memchr(q->buf, '\n', q->len);
-		struct pollfd p = { .fd = q->fd, .events = POLLIN };
+		struct pollfd p[2] = { { .fd = q->fd, .events = POLLIN }, { .fd = q->side_fd, .events = POLLIN } };
 		ssize_t n;
 
 		if (nl) {
@@ -37,10 +37,15 @@ static json_t *qmp_read(struct qmp *q, int timeout_ms)
 			q->lost = 1;
 			return NULL;
 		}
-		if (poll(&p, 1, timeout_ms) <= 0) {
+		if (poll(p, 2, timeout_ms) <= 0) {
 			fprintf(stderr, "qmp: no reply within %d ms\n", timeout_ms);
 			q->lost = 1;
 			return NULL;
+		}
+		if (p[1].revents && q->side_ready) {
+			q->side_ready(q->side_ctx);
+			if (!p[0].revents)
+				continue;
 		}
 		n = read(q->fd, q->buf + q->len, sizeof(q->buf) - q->len);
 		if (n < 0 && errno == EINTR)
@@ -60,6 +65,7 @@ int qmp_handshake(struct qmp *q, int fd, int timeout_ms)
 	q->fd = fd;
 	q->len = 0;
 	q->lost = 0;
+	q->side_fd = -1;
 	greeting = qmp_read(q, timeout_ms);
 	if (!greeting || !json_object_get(greeting, "QMP")) {
 		json_decref(greeting);

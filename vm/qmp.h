@@ -10,6 +10,12 @@ struct qmp {
 	char buf[65536];
 	size_t len;
 	int lost;	/* the connection failed: EOF, a send error, no reply in time */
+	/* Another descriptor to serve while a reply is awaited (-1: none): a
+	 * reply to "stop" can wait on a vCPU that a plugin holds until this
+	 * descriptor is read and answered. */
+	int side_fd;
+	void (*side_ready)(void *ctx);
+	void *side_ctx;
 };
 
 /* Read the greeting and leave capabilities negotiation mode. */

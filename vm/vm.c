@@ -690,13 +690,44 @@ int vm_reply(struct vm *vm, const char *fmt, ...)
 	return write(vm->ctl_fd, buf, len) == len ? 0 : -1;
 }
 
+/* The hooks' descriptor, served while a QMP reply is awaited. */
+static void qmp_side_ready(void *ctx)
+{
+	struct vm *vm = ctx;
+	const struct vm_hooks *h = vm->o->hooks;
+
+	h->on_fd(h->ctx, vm);
+	vm->qmp.side_fd = h->poll_fd(h->ctx);
+}
+
+/*
+ * One QMP command, serving the hooks' descriptor meanwhile: "stop" waits
+ * for every vCPU, and the ADR model holds one at a crash point until the
+ * hook answers it, so waiting on QMP alone could only time out.
+ */
+static json_t *vm_qmp(struct vm *vm, const char *command)
+{
+	const struct vm_hooks *h = vm->o->hooks;
+	json_t *ret;
+
+	if (h && h->poll_fd && h->on_fd) {
+		vm->qmp.side_fd = h->poll_fd(h->ctx);
+		vm->qmp.side_ready = qmp_side_ready;
+		vm->qmp.side_ctx = vm;
+	}
+	ret = qmp_execute(&vm->qmp, command, NULL, 5000);
+	vm->qmp.side_fd = -1;
+	vm->qmp.side_ready = NULL;
+	return ret;
+}
+
 static int vm_qmp_simple(struct vm *vm, const char *command)
 {
 	json_t *ret;
 
 	if (vm->qmp_fd < 0 || vm->exited)
 		return -1;
-	ret = qmp_execute(&vm->qmp, command, NULL, 5000);
+	ret = vm_qmp(vm, command);
 	if (!ret && vm->qmp.lost)
 		port_closed(vm, &vm->qmp_fd, "QMP socket");
 	json_decref(ret);
@@ -733,7 +764,7 @@ json_t *vm_query(struct vm *vm, const char *command)
 
 	if (vm->qmp_fd < 0 || vm->exited)
 		return NULL;
-	ret = qmp_execute(&vm->qmp, command, NULL, 5000);
+	ret = vm_qmp(vm, command);
 	if (!ret && vm->qmp.lost)
 		port_closed(vm, &vm->qmp_fd, "QMP socket");
 	return ret;
