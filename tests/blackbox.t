@@ -119,7 +119,7 @@ tap_ok $? "a program that fails before its first fence: said in one line, its im
 	"$out/early-exit.err"
 
 # --- PMDK's own example maps, built from source (targets/pmdk, docs/pmdk.md). ---
-pmdk_tests=("data_store btree under ADR: no crash bug but crashes inside pmemobj_create, which data_store cannot restart from"
+pmdk_tests=("data_store btree under ADR: no ADR crash bug; its eADR ones are crashes inside pmemobj_create, which data_store cannot restart from"
 	"map-driver and map-check, hashmap_atomic under ADR: every image recovers, every printed key found"
 	"PMDK mutant tx-flush-range (commit writes no range back): caught by lost lines, named in btree_map.c")
 pmdk=$(targets/pmdk/build.sh 2>"$out/pmdk.err")
