@@ -33,6 +33,8 @@ fragment=$here/config/guest.config
 recipe=1
 
 die() { echo "build-kernel: $*" >&2; exit 1; }
+# shellcheck source=vm-images/lib-selftests.sh
+. "$here/lib-selftests.sh"
 
 flavour_row() {
 	awk -v f="$1" '!/^#/ && $1 == f { print; found = 1 } END { exit !found }' \
@@ -200,6 +202,16 @@ compile_flavour() { # flavour version pkgver key dest sets...
 		die "building $flavour failed: see the end of $dest.log"
 	rm -rf "$dest.tmp"
 	mkdir -p "$dest.tmp"
+	# The selftests its patches add, static (the guests have no libc),
+	# as selftests/<name>: the suite runs them in guests.
+	local -a patches tests
+	# shellcheck disable=SC2086 # the words of the row
+	mapfile -t patches < <(patch_files "$version" $sets)
+	[ ${#patches[@]} -eq 0 ] || mapfile -t tests < <(selftests_added "${patches[@]}")
+	for p in "${tests[@]}"; do
+		selftest_build "$tree" "$obj" "$dest.tmp/selftests" "$p" LDFLAGS=-static >>"$dest.log" 2>&1 ||
+			die "building $flavour's selftest $p failed: see the end of $dest.log"
+	done
 	cp "$obj/arch/x86/boot/bzImage" "$obj/.config" "$obj/System.map" "$dest.tmp/"
 	mv "$dest.tmp/.config" "$dest.tmp/config"
 	mv "$dest.tmp" "$dest"
@@ -236,6 +248,8 @@ build_flavour() { # flavour
 	for p in bzImage config System.map; do
 		if [ -e "$dest/$p" ]; then ln -sfn "$dest/$p" "$out/$flavour/$p"; else rm -f "$out/$flavour/$p"; fi
 	done
+	# The selftests its patches add (tests/mm-selftest.t runs them).
+	if [ -d "$dest/selftests" ]; then ln -sfn "$dest/selftests" "$out/$flavour/selftests"; else rm -f "$out/$flavour/selftests"; fi
 	# The boot parameters of the flavour: the harness appends them to every
 	# guest's command line (vm/vm.c: vm_flavour_boot).
 	if [ -n "$params" ]; then

@@ -21,6 +21,8 @@ fragment=$here/config/guest.config
 patches_dir=${PMEM_PATCHES:-$here/patches}	# the suite points it at a planted series
 
 die() { echo "check-bisect: $*" >&2; exit 1; }
+# shellcheck source=vm-images/lib-selftests.sh
+. "$here/lib-selftests.sh"
 
 [ $# -ge 2 ] || die "usage: check-bisect.sh VERSION SET... (sets of vm-images/patches/VERSION/)"
 version=$1; shift
@@ -32,7 +34,7 @@ for set in "$@"; do
 done
 [ ${#patches[@]} -gt 0 ] || die "patch sets $* of $version hold no patches"
 
-key=$({ echo "$version $*"; sha256sum "$0" "$fragment" "${patches[@]}" | cut -d' ' -f1; } |
+key=$({ echo "$version $*"; sha256sum "$0" "$here/lib-selftests.sh" "$fragment" "${patches[@]}" | cut -d' ' -f1; } |
 	sha256sum | cut -c1-16)
 mark=$cache/bisect/$version-$key.ok
 if [ -e "$mark" ]; then
@@ -45,6 +47,7 @@ fi
 objects() {
 	sed -n 's|^+++ b/\(.*\)$|\1|p' "${patches[@]}" | sort -u | while read -r f; do
 		case $f in
+		tools/*) ;; # selftests: built by their own Makefile, below
 		*.c) echo "${f%.c}.o" ;;
 		include/trace/events/mmflags.h) echo mm/debug.o ;;
 		include/linux/mm.h | include/linux/mman.h) echo mm/mmap.o ;;
@@ -52,6 +55,7 @@ objects() {
 	done | sort -u
 }
 mapfile -t objs < <(objects)
+mapfile -t tests < <(selftests_added "${patches[@]}")
 [ ${#objs[@]} -gt 0 ] || die "the series touches no C file"
 
 pkgver=$(dpkg-query -W -f='${Version}' "linux-source-$version" 2>/dev/null) ||
@@ -89,6 +93,13 @@ for p in "${patches[@]}"; do
 		grep -E 'error|Error' "$log" | tail -8 >&2
 		die "after patch $n ($name) the tree does not build: bisection would break here"
 	fi
+	for t in "${tests[@]}"; do
+		[ -e "$work/tree/$t.c" ] || continue
+		if ! selftest_build "$work/tree" "$work/obj" "$work/kselftest" "$t" >>"$log" 2>&1; then
+			grep -E 'error|Error' "$log" | tail -8 >&2
+			die "after patch $n ($name) the selftest $t does not build"
+		fi
+	done
 	echo "check-bisect: $n/${#patches[@]} builds: $name" >&2
 done
 
