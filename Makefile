@@ -41,7 +41,7 @@ BUILD_DIR := build
 
 # Flavours the test suite boots; `make kernels` builds every flavour.
 TEST_KERNELS := 6.1-stock 6.1-aware 6.1-aware-nogate 6.1-aware-wpaware \
-		6.12-stock 6.12-aware 6.12-aware-nogate 6.12-aware-wpaware \
+		6.12-stock 6.12-aware 6.12-aware-nogate 6.12-aware-wpaware 6.12-aware-leakflag \
 		6.1-stock-cowflush 6.12-stock-cowflush 6.12-general
 ALL_KERNELS   = $(shell vm-images/build-kernel.sh --list)
 
