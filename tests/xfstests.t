@@ -15,7 +15,9 @@
 #    the test fails with that reason and the next passes in a new guest;
 #  - a test that outlives its timeout (generic/413 given 10 s) is stopped in
 #    the guest and fails with the reason, and the next test of the same guest
-#    still runs and passes.
+#    still runs and passes;
+#  - our case, generic/788 (xfstests/patches, applied to the image's tree):
+#    pass on 6.12-aware, notrun on 6.12-stock, fail on 6.12-aware-leakflag.
 # The first run builds xfstests and the root image (about 2 minutes); both
 # are cached, keyed by their inputs.
 set -uo pipefail
@@ -129,5 +131,23 @@ tap_ok $? "generic/413 given 10 s fails with the reason ($r)"
 [ "$(cell timeout 6.12-stock ext4 generic/428)" = pass ] &&
 	[ "$(find "$out/timeout/xfstests/6.12-stock/ext4" -maxdepth 1 -name 'guest-*' | wc -l)" = 1 ]
 tap_ok $? "generic/428 then passes in the same guest"
+
+# --- our case, generic/788 (xfstests/patches, for fstests) --------------------
+# Applied to the image's tree: it passes where the flag is, is notrun where
+# it is not, and fails on a kernel that keeps VM_PMEM_AWARE on plain
+# MAP_SHARED (test-knobs: dax_aware_test=leakflag).
+tap_require "$B/kernels/6.12-aware-leakflag/bzImage"
+"$H" xfstests --kernels "6.12-stock 6.12-aware 6.12-aware-leakflag" --fs ext4 --only generic/788 --timeout 300 \
+	--results "$out" --run-id ours --accel "${ACCEL:-auto}" >"$out/ours.out" 2>"$out/ours.err"
+s=$(cell ours 6.12-aware ext4 generic/788)
+[ "$s" = pass ]
+tap_ok $? "generic/788 passes on 6.12-aware (got '${s:-none}': $(r=$(field ours 6.12-aware ext4 generic/788 reason); echo "${r:0:200}"))"
+s=$(cell ours 6.12-stock ext4 generic/788) r=$(field ours 6.12-stock ext4 generic/788 reason)
+[ "$s" = notrun ] && [[ $r == *"MAP_PMEM_AWARE not supported"* ]]
+tap_ok $? "generic/788 is notrun on 6.12-stock, which lacks the flag (got '${s:-none}': ${r:0:200})"
+d=$out/ours/xfstests/6.12-aware-leakflag/ext4
+s=$(cell ours 6.12-aware-leakflag ext4 generic/788)
+[ "$s" = fail ] && grep -q '^MAP_SHARED|MAP_PMEM_AWARE: mapped, pa' "$d/generic-788.out.bad" 2>/dev/null
+tap_ok $? "generic/788 fails on 6.12-aware-leakflag, its out.bad showing the flag on MAP_SHARED (got '${s:-none}')"
 
 tap_done

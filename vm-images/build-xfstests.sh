@@ -22,7 +22,13 @@ build=${PMEM_BUILD:-$top/build}
 packages=$top/xfstests/packages
 guest_files=("$here/guest/init" "$top/xfstests/guest-run.sh" "$top/xfstests/su" "$build/guest/pmem-agent"
 	"$build/guest/aware-mmap.so" /bin/busybox)
-# Bump when the image's recipe changes in a way the inputs above do not show.
+# Our patches to fstests (the MAP_PMEM_AWARE case, generic/788, for
+# fstests@vger.kernel.org): applied to the image's copy of the tree, never
+# to a user's checkout, and skipped where the tree has them already.
+mapfile -t fstests_patches < <(find "$top/xfstests/patches" -name '[0-9]*.patch' | sort)
+guest_files+=("${fstests_patches[@]}")
+# Bump when the Debian root is made another way (the root image is also
+# keyed by this script, which stages and patches the tree).
 recipe=1
 
 die() { echo "build-xfstests: $*" >&2; exit 1; }
@@ -101,7 +107,8 @@ fi
 
 key=$({
 	echo "recipe $recipe base $pkg_key tree $(tree_key "$tree")"
-	sha256sum "${guest_files[@]}" | cut -d' ' -f1
+	# This script too: how the tree is patched and staged is in it.
+	sha256sum "${guest_files[@]}" "${BASH_SOURCE[0]}" | cut -d" " -f1
 } | sha256sum | cut -c1-16)
 img=$cache/xfstests/root-$key.img
 if [ ! -e "$img" ]; then
@@ -111,6 +118,23 @@ if [ ! -e "$img" ]; then
 	tar -xf "$base" -C "$stage"
 	mkdir -p "$stage/xfstests" "$stage/usr/share/pmem" "$stage/mnt/test" "$stage/mnt/scratch"
 	tar -C "$tree" --exclude=.git -cf - . | tar -C "$stage/xfstests" -xf -
+	for p in "${fstests_patches[@]}"; do
+		patch -d "$stage/xfstests" -p1 -R -s -f --dry-run <"$p" >/dev/null 2>&1 && continue
+		patch -d "$stage/xfstests" -p1 -N -s <"$p" >"$stage.patch.log" 2>&1 ||
+			die "${p#"$top"/} does not apply to the xfstests $origin: see $stage.patch.log"
+		# The helpers it adds, built by the tree's own src/Makefile.
+		sed -n 's|^+++ b/src/\([^/]*\)\.c$|\1|p' "$p" | while read -r prog; do
+			make -C "$stage/xfstests/src" "$prog" >>"$stage.patch.log" 2>&1 ||
+				die "building src/$prog of ${p#"$top"/} failed: see $stage.patch.log"
+		done
+		# check runs only the tests its group lists name: remake the lists
+		# of the directories the patch adds tests to.
+		sed -n 's|^+++ b/tests/\([^/]*\)/[0-9][0-9]*$|\1|p' "$p" | sort -u | while read -r dir; do
+			make -C "$stage/xfstests/tests/$dir" group.list >>"$stage.patch.log" 2>&1 ||
+				die "remaking tests/$dir/group.list after ${p#"$top"/} failed: see $stage.patch.log"
+		done
+	done
+	rm -f "$stage.patch.log"
 	install -m 755 "$here/guest/init" "$stage/init"
 	install -m 755 "$top/xfstests/guest-run.sh" "$stage/usr/share/pmem/xfstests-run.sh"
 	install -m 755 "$build/guest/pmem-agent" "$stage/usr/local/bin/pmem-agent"
