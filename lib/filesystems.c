@@ -47,6 +47,7 @@ int fs_table_parse(const char *text, struct filesystem *out, int max, int *bad_l
 			if (n == max || column(&q, end, f.name, sizeof(f.name)) || column(&q, end, f.type, sizeof(f.type)) ||
 			    column(&q, end, f.golden, sizeof(f.golden)) || column(&q, end, f.runs, sizeof(f.runs)) ||
 			    column(&q, end, f.fsck, sizeof(f.fsck)) || column(&q, end, f.mkfs, sizeof(f.mkfs)) ||
+			    column(&q, end, f.defaults, sizeof(f.defaults)) ||
 			    q != end || strcspn(f.name, " /\t") != strlen(f.name)) {
 				*bad_line = line;
 				return -1;
@@ -71,7 +72,7 @@ static int load(void)
 		return nrows;
 	nrows = fs_table_parse(table_text, rows, FS_MAX, &bad);
 	if (nrows < 0) {
-		fprintf(stderr, "vm-images/filesystems: row %d: want 'name | type | golden | runs | fsck | mkfs' (at most %d rows)\n",
+		fprintf(stderr, "vm-images/filesystems: row %d: want 'name | type | golden | runs | fsck | mkfs | default' (at most %d rows)\n",
 			bad, FS_MAX);
 		nrows = 0;
 	}
@@ -86,14 +87,20 @@ const struct filesystem *fs_find(const char *name)
 	return NULL;
 }
 
-static int offered(const struct filesystem *f, const char *kind)
+/* Whether word is one of the blank-separated words of list. */
+static int has_word(const char *list, const char *word)
 {
-	size_t n = strlen(kind);
+	size_t n = strlen(word);
 
-	for (const char *p = f->runs; (p = strstr(p, kind)); p += n)
-		if ((p == f->runs || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+	for (const char *p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
 			return 1;
 	return 0;
+}
+
+static int offered(const struct filesystem *f, const char *kind)
+{
+	return has_word(f->runs, kind);
 }
 
 const struct filesystem *fs_for(const char *name, const char *kind)
@@ -113,4 +120,28 @@ const char *fs_names(const char *kind)
 		if ((!kind || offered(&rows[i], kind)) && n < sizeof(names))
 			n += snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "", rows[i].name);
 	return names;
+}
+
+const char *fs_defaults(const char *kind)
+{
+	/* One list per kind, kept: callers hold on to it (crashtest's filesystems
+	 * while the scenario table asks for another kind). */
+	static struct {
+		char kind[16];
+		char names[FS_MAX * 33];
+	} lists[8];
+	size_t n = 0;
+	int k;
+
+	for (k = 0; k < 8 && lists[k].kind[0]; k++)
+		if (!strcmp(lists[k].kind, kind))
+			return lists[k].names;
+	if (k == 8 || strlen(kind) >= sizeof(lists[k].kind))
+		return "";
+	snprintf(lists[k].kind, sizeof(lists[k].kind), "%s", kind);
+	for (int i = 0; i < load(); i++)
+		if (has_word(rows[i].defaults, kind) && n < sizeof(lists[k].names))
+			n += snprintf(lists[k].names + n, sizeof(lists[k].names) - n, "%s%s", n ? " " : "",
+				      rows[i].name);
+	return lists[k].names;
 }

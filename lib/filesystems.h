@@ -17,6 +17,7 @@ struct filesystem {
 	char runs[64];
 	char fsck[128];
 	char mkfs[256];
+	char defaults[64];	/* the "default" column: the runs that take it unasked */
 };
 
 /* The row named name, or NULL (also when the table is malformed: the
@@ -27,8 +28,14 @@ const struct filesystem *fs_find(const char *name);
  * "crashtest", "xfstests"), else NULL. */
 const struct filesystem *fs_for(const char *name, const char *kind);
 
-/* "ext4, xfs": the names offered to kind (NULL: every row), for messages. */
+/* The names offered to kind (NULL: every row), ", " between, for messages. */
 const char *fs_names(const char *kind);
+
+/* The names a run of kind takes when given none ("bench", "quick",
+ * "crashtest", "program", "xfstests": vm-images/filesystems says which is
+ * which), blank-separated in the order of the rows; "" when none does.
+ * The list stays as it is for the life of the program. */
+const char *fs_defaults(const char *kind);
 
 /* Parse a table's text into rows; the number of rows, or -1 with the
  * bad line's number in *bad_line. */
