@@ -16,6 +16,7 @@ int cmd_xfstests(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_unit(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
+int cmd_filesystems(int argc, char **argv);
 
 /* --help or -h: every command takes either as its first argument. */
 int is_help_arg(const char *arg);

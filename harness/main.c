@@ -35,6 +35,7 @@ static const struct {
 	{ "crashcheck", cmd_crashcheck, "judge one kept crash image again" },
 	{ "crashbench", cmd_crashbench, "time the checker on a fixed set of kept crash images" },
 	{ "xfstests", cmd_xfstests, "run xfstests' DAX and mmap tests, each kernel beside its stock baseline" },
+	{ "filesystems", cmd_filesystems, "print the filesystem table's names, or those a kind of run takes by default" },
 };
 
 int is_help_arg(const char *arg)

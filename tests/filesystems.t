@@ -2,6 +2,8 @@
 # The filesystem table (vm-images/filesystems) on real guests:
 #  - make images made one golden image per row, and pmem-harness names the
 #    table's filesystems, refusing one that is not a row in one line;
+#  - pmem-harness filesystems --default KIND gives scripts each run's
+#    defaults as the table's default column says;
 #  - ext2, added as one row and nothing else, is crash-tested: a correct
 #    program's acknowledged records survive in every crash image, each
 #    image mounts, and e2fsck -n finds what a crash leaves on a filesystem
@@ -24,6 +26,21 @@ tap_require "$H" "$B/kernels/6.1-stock/bzImage" "${images[@]}"
 
 [ "${#names[@]}" -ge 4 ] && "$H" run --help | grep -F "FS: $(printf '%s, ' "${names[@]}" | sed 's/, $//')" >/dev/null
 tap_ok $? "a golden image for each of the ${#names[@]} rows (${names[*]}), and run --help names them"
+
+# Scripts read a run's defaults through the harness: the rows whose default
+# column names it, in the table's order.
+ok=0
+for kind in bench quick crashtest program xfstests; do
+	want=$(awk -F'|' -v k="$kind" '!/^[ \t]*#/ && NF >= 7 {
+		n = $1; gsub(/[ \t]/, "", n)
+		if (index(" " $7 " ", " " k " ")) { printf "%s%s", s, n; s = " " } }' \
+		vm-images/filesystems)
+	got=$("$H" filesystems --default "$kind") || ok=1
+	[ "$got" = "$want" ] || { echo "# --default $kind: '$got', the table says '$want'"; ok=1; }
+done
+"$H" filesystems --default nope >/dev/null 2>&1
+[ $? -eq 2 ] || ok=1
+tap_ok $ok "filesystems --default KIND prints the table's default column for each run, and refuses an unknown one"
 
 "$H" crashtest --fs ext3 --results "$out" --run-id nofs >/dev/null 2>"$out/nofs.err"
 rc=$?
