@@ -153,10 +153,10 @@ void bench_usage(FILE *f, const char *cmd)
 		"usage: pmem-harness %s [--kernels LIST] [--fs LIST] [--modes LIST] [--jobs FILES]\n"
 		"          [--reps N] [--quick] [--run-id ID] [--resume ID] [--no-peer]\n"
 		"          [--accel auto|kvm|tcg] [--results DIR]%s\n"
-		"--quick: 6.1-aware, ext4, faults + persist jobs, 3 reps (explicit options win).\n"
+		"--quick: 6.1-aware, %s, faults + persist jobs, 3 reps (explicit options win).\n"
 		"Runs each (kernel, fs) pair REPS times in fresh guests, every mode x job in each.\n"
 		"--resume ID finishes an interrupted run, skipping done guests.\n%s",
-		cmd, strcmp(cmd, "bench") ? "" : " [--guests N]",
+		cmd, strcmp(cmd, "bench") ? "" : " [--guests N]", fs_defaults("quick"),
 		strcmp(cmd, "bench") ?
 		"Writes the run directory and prints one 'pmem-harness unit' command per guest,\n"
 		"for any scheduler to run; 'pmem-harness collect RUN_DIR' then merges them.\n" :
@@ -176,7 +176,7 @@ int bench_parse(struct bench *b, int argc, char **argv, const char *cmd)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *kernels = "6.1-stock 6.1-aware", *fss = "ext4 xfs", *modes = "shared sync aware sync+aware";
+	const char *kernels = "6.1-stock 6.1-aware", *fss = fs_defaults("bench"), *modes = "shared sync aware sync+aware";
 	const char *jobs = "workloads/jobs/*.fio", *results = "results/runs", *id = NULL;
 	struct bench_list pats;
 	int c, i, k;
@@ -232,7 +232,7 @@ int bench_parse(struct bench *b, int argc, char **argv, const char *cmd)
 		if (!given[0])
 			kernels = "6.1-aware";
 		if (!given[1])
-			fss = "ext4";
+			fss = fs_defaults("quick");
 		if (!given[2])
 			jobs = "workloads/jobs/faults.fio workloads/jobs/persist.fio";
 		if (!given[3])

@@ -228,10 +228,10 @@ static int check_options(struct crashtest *t)
 
 	if (!o->checkers)
 		o->checkers = checker_default_parallel();
-	/* The reflinked xfs runs only the rows made for it (the CoW cases); a
-	 * user's program runs on each filesystem it is given. */
+	/* The scenarios run on the table's crashtest defaults, each row on those
+	 * it names; a user's program on its program defaults (vm-images/filesystems). */
 	if (!o->filesystems)
-		o->filesystems = o->program ? "ext4 xfs" : "ext4 xfs xfs-reflink";
+		o->filesystems = fs_defaults(o->program ? "program" : "crashtest");
 	o->build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
 	if (o->platform && strcmp(o->platform, "eadr") && strcmp(o->platform, "adr")) {
 		fprintf(stderr, "crashtest: unknown platform '%s' (eadr: every executed store durable; adr: the cache model)\n",

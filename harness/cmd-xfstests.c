@@ -50,14 +50,16 @@ struct xt_setup {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pmem-harness xfstests [--kernels \"K...\"] [--fs \"ext4 xfs\"] [--tests FILE]\n"
+	fprintf(f, "usage: pmem-harness xfstests [--kernels \"K...\"] [--fs \"FS...\"] [--tests FILE]\n"
 		   "           [--only \"TEST...\"] [--timeout S] [--root-image IMG] [--run-id ID] [--results DIR]\n"
 		   "           [--force-aware] [--accel A] [-v]\n"
 		   "  Runs the tests of FILE (default xfstests/tests) in guests of each kernel on each\n"
-		   "  filesystem, DAX on, and fails when a kernel fails a test its -stock baseline passes.\n"
+		   "  filesystem (default: %s), DAX on, and fails when a kernel fails a test its -stock\n"
+		   "  baseline passes.\n"
 		   "  --force-aware: every shared file mapping asks for MAP_PMEM_AWARE first (LD_PRELOAD).\n"
 		   "  pmem-harness plan xfstests [the same options] writes the run and one unit per\n"
-		   "  kernel and filesystem for a scheduler; pmem-harness collect RUN_DIR merges them.\n");
+		   "  kernel and filesystem for a scheduler; pmem-harness collect RUN_DIR merges them.\n",
+		fs_defaults("xfstests"));
 }
 
 /*
@@ -67,7 +69,7 @@ static void usage(FILE *f)
  */
 static int setup(struct xt_setup *s, int argc, char **argv)
 {
-	const char *kernels_arg = "6.1-stock 6.1-aware 6.12-stock 6.12-aware", *fs_arg = "ext4 xfs";
+	const char *kernels_arg = "6.1-stock 6.1-aware 6.12-stock 6.12-aware", *fs_arg = fs_defaults("xfstests");
 	const char *list_path = "xfstests/tests", *only = NULL, *results = "results/runs", *accel = "auto";
 	const char *root_arg = NULL;
 	const char *kernels[MAX_KERNELS], *fss[MAX_FS];

@@ -47,7 +47,7 @@
 
 
 struct target {
-	const char *fs;		/* this image's: ext4, xfs or xfs-reflink */
+	const char *fs;		/* this image's: a row of vm-images/filesystems */
 	const char *dev;
 	const char *mnt;
 	const char *check;	/* the user's checker, or NULL for the record verifier */

@@ -36,7 +36,7 @@ struct check_item {
 
 /* One set of images: one scenario on one filesystem. */
 struct check_set {
-	const char *fs;			/* ext4, xfs or xfs-reflink */
+	const char *fs;			/* a row of vm-images/filesystems */
 	/* The acks logged before the images; the record verifier walks the
 	 * data file in slots of their length (crash-inject/judge/layout.h). */
 	const struct ack_rec *acks;

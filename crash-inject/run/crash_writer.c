@@ -485,7 +485,7 @@ static void writer_tick(void *ctx, struct vm *vm)
 /*
  * The writer guest's job: the parameters of vm-images/guest/crash-writer.sh,
  * which runs its input (the job file, or a user's program: writer_input()
- * sends it as data). The filesystem was checked (ext4, xfs, xfs-reflink), but a
+ * sends it as data). The filesystem was checked (a row of the table), but a
  * mode is any word of the scenario table or --mode: both go as sh words.
  */
 static char *writer_script(const struct crash_scenario_state *st, const struct scenario *sc, const char *fs)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "scenario.h"
+#include "../../lib/filesystems.h"
 #include "../../workloads/pmem_map.h"
 
 int scenario_is_program(const struct scenario *s)
@@ -64,9 +65,9 @@ int scenarios_load(const char *table, struct scenario *s, int max)
 			fclose(f);
 			return -1;
 		}
-		/* Job files run on the DAX filesystems of every run. */
+		/* A row that names no filesystem runs on the table's program defaults. */
 		if (fields == 5 || !strcmp(s[n].fs, "-"))
-			snprintf(s[n].fs, sizeof(s[n].fs), "ext4,xfs");
+			snprintf(s[n].fs, sizeof(s[n].fs), "%s", fs_defaults("program"));
 		/* A row may need a kernel of its own (a feature the run's lacks). */
 		if (fields < 7 || !strcmp(s[n].kernel, "-"))
 			s[n].kernel[0] = '\0';

@@ -8,7 +8,7 @@
 
 struct scenario {
 	char name[64], job[256], mode[24], platform[8], expect[16];
-	char fs[64];		/* the filesystems it runs on, comma-separated; "*": any */
+	char fs[64];		/* the filesystems it runs on, commas or blanks between; "*": any */
 	char kernel[48];	/* the flavour it needs, or "": the run's kernel */
 	char check[260];	/* a program row (job is a C source): its checker, or "" */
 };
