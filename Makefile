@@ -14,13 +14,15 @@
 #   make kernels     every kernel flavour in vm-images/flavours
 #   make bisect-check  every patch of each series builds on its own
 #   make fuzz        the parsers of guest and user input under libFuzzer (FUZZ_SECONDS=N)
-#   make images      the guest initramfs and golden ext4/xfs/xfs-reflink NVDIMM images
+#   make images      the guest initramfs and a golden NVDIMM image per filesystem
 #   make report      a run's HTML page and markdown summary (RUN_ID=<run-id>)
 #   make compare     runs side by side (A=<run> B=<run> [HTML=dir])
 #   make setup       install missing Debian packages (needs root)
 #   make pmdk        PMDK built from source, static data_store and map-driver (PMDK=checkout, MUTANT=id)
 #
 # Kernels and golden images are cached outside the tree (see README.md).
+# FS= names rows of vm-images/filesystems; unset, each run takes those its
+# default column gives it (pmem-harness filesystems --default KIND).
 
 MAKEFLAGS += --no-builtin-rules --no-builtin-variables
 .DELETE_ON_ERROR:
@@ -390,7 +392,7 @@ $(if $(filter crashtest,$(MAKECMDGOALS)),$(call one,MODES,mode,crashtest))
 # under a name of its own, which the harness takes as it takes a flavour's.
 kernel_names = $(foreach k,$(1),$(if $(findstring /,$(k)),$(shell vm-images/build-kernel.sh --name $(k)),$(k)))
 
-# make bench [QUICK=1] [KERNELS="..."] [FS="ext4 xfs"] [MODES="..."] [JOBS="files"]
+# make bench [QUICK=1] [KERNELS="..."] [FS="..."] [MODES="..."] [JOBS="files"]
 #            [REPS=N] [RESUME=run-id] [GUESTS=N] [SCHEDULER=local|parallel|slurm] [HOSTS=sshloginfile]
 # GUESTS: guests at once (local and parallel: per host; default: one per CPU).
 # SCHEDULER=parallel runs the plan through GNU parallel (on HOSTS' machines
@@ -423,7 +425,7 @@ bench:
 	$(call scheduled,bench,$(bench_options),--guests $(GUESTS) $(if $(RESUME),--resume $(RESUME)),$\
 		$(if $(RESUME),--resume,--run-id) $(BENCH_RUN_ID),$(BENCH_RUN_ID))
 
-# make crashtest [FS="ext4 xfs"] [SCENARIOS="..."] [PLATFORM=eadr|adr] [KEEP=1]
+# make crashtest [FS="..."] [SCENARIOS="..."] [PLATFORM=eadr|adr] [KEEP=1]
 #                [SUBSETS=N] [FENCE_POINTS=N]
 # Kernels that rows of the scenario table name (their seventh column), for
 # the rows SCENARIOS= selects (all by default).
@@ -433,7 +435,7 @@ SCENARIO_KERNELS = $(shell awk -v only=" $(subst $(comma), ,$(SCENARIOS)) " \
 	crash-inject/scenarios | sort -u)
 
 # make crashtest PROGRAM="a.c b.cc" (or a binary, or a #!/bin/sh script) [CHECK=check.c] [CFLAGS=... LDLIBS=...]
-#                [MODES=aware] [FS=ext4] [PLATFORM=adr] [KERNELS=flavour or path]
+#                [MODES=aware] [FS=...] [PLATFORM=adr] [KERNELS=flavour or path]
 # make crashtest PROGRAM='prog args' RECOVER='prog args' [CHECK=...]: an unmodified program judged
 #                by its own recovery (docs/blackbox.md); data_store, map-driver and
 #                map-check are PMDK's, built by make pmdk when build/pmdk has none
@@ -453,7 +455,7 @@ crashtest:
 	$(call scheduled,crashtest,$(crashtest_options),$(if $(RESUME),--resume $(RESUME),$(if $(RUN_ID),--run-id $(RUN_ID))),$\
 		$(if $(RESUME),--resume,--run-id) $(CRASH_RUN_ID),$(CRASH_RUN_ID))
 
-# make xfstests [XFSTESTS=<your checkout>] [KERNELS="..."] [FS="ext4 xfs"] [XFSTESTS_ONLY="generic/413 ..."]
+# make xfstests [XFSTESTS=<your checkout>] [KERNELS="..."] [FS="..."] [XFSTESTS_ONLY="generic/413 ..."]
 #               [TIMEOUT=s] [FORCE_AWARE=1]: the tests of xfstests/tests in guests, each
 # kernel beside its -stock baseline; fails when a kernel fails a test its baseline
 # passes. FORCE_AWARE=1: every shared file mapping asks for MAP_PMEM_AWARE first.
@@ -476,7 +478,7 @@ xfstests:
 	vm-images/build-kernel.sh $(XFSTESTS_KERNELS)
 	$(call scheduled,xfstests,$(xfstests_options),$(if $(RUN_ID),--run-id $(RUN_ID)),--run-id $(XFSTESTS_RUN_ID),$(XFSTESTS_RUN_ID))
 
-# make crashtest-pmdk [PMDK_PROGRAM=data_store|map-driver] [MAPS="btree ..."] [FS=ext4]: PMDK's
+# make crashtest-pmdk [PMDK_PROGRAM=data_store|map-driver] [MAPS="btree ..."] [FS="..."]: PMDK's
 # example maps crash-tested black-box, each map on each filesystem, with
 # images/s per run (targets/pmdk/crashtest-maps.sh, docs/blackbox.md)
 crashtest-pmdk: all images

@@ -2,9 +2,10 @@
 # make crashbench: how fast the checker judges crash images.
 #
 # The images are a fixed, seeded set: one crashtest --keep run of the
-# scenarios below on both filesystems, made once and cached outside the tree
-# under a key of everything that decides their bytes (the writer's kernel,
-# the initramfs with the writer in it, the golden images, the scenarios and
+# scenarios below on the filesystems a crash program takes by default
+# (vm-images/filesystems), made once and cached outside the tree under a
+# key of everything that decides their bytes (the writer's kernel, the
+# initramfs with the writer in it, the golden images, the scenarios and
 # their job files, the seed). Every crashbench run then checks those same
 # images, so two versions of the checker are compared on the same work.
 #
@@ -15,13 +16,14 @@ reps=${1:-3}
 B=${PMEM_BUILD:-build}
 kernel=${KERNEL:-6.1-aware}
 scenarios=${SCENARIOS:-shared-none sync-clwb sync-clwb-adr}
-fss=${FS:-ext4 xfs}
 seed=${SEED:-1}
 cache=${PMEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmem-aware}/crashbench
 
-for f in "$B/kernels/$kernel/bzImage" "$B/initramfs.cpio"; do
+for f in "$B/pmem-harness" "$B/kernels/$kernel/bzImage" "$B/initramfs.cpio"; do
 	[ -r "$f" ] || { echo "crashbench: no $f: run 'make kernels images'" >&2; exit 1; }
 done
+# The filesystems a crash program runs on unasked (vm-images/filesystems).
+fss=${FS:-$("$B/pmem-harness" filesystems --default program)}
 key=$({
 	# The writer's side only: a new checker must be measured on the same
 	# images as the old one, so its program and job are not in the key.

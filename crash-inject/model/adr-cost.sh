@@ -11,8 +11,9 @@ job=${1:-workloads/crash/alloc-clwb.fio}
 reps=${2:-3}
 B=${PMEM_BUILD:-build}
 kernel=${KERNEL:-6.1-aware}
-fs=${FS:-ext4}
 plugin=$B/plugins/adr-cache.so
+[ -x "$B/pmem-harness" ] || { echo "adr-cost: no $B/pmem-harness: run 'make'" >&2; exit 1; }
+fs=${FS:-$("$B/pmem-harness" filesystems --default quick)}
 [ -r "$plugin" ] || { echo "adr-cost: no $plugin: run 'make plugins' (needs QEMU >= 10)" >&2; exit 1; }
 [ -r "$B/images/$fs.img" ] || { echo "adr-cost: no $B/images/$fs.img: run 'make images'" >&2; exit 1; }
 out=$(mktemp -d "${TMPDIR:-/tmp}/adr-cost.XXXXXX")

@@ -12,10 +12,11 @@
 # map-driver: PROGRAM='map-driver MAP pool.obj N', RECOVER='map-check MAP
 #   pool.obj': every key printed before the crash must be found.
 #
-# Environment: MAPS (all seven), FS ("ext4 xfs"), PMEM_MAP_INSERTS (200),
-# FENCE_POINTS (32), SUBSETS (8), PLATFORM (adr), SEED (1), RUN_ID; the
-# build/pmdk that make pmdk made. One crashtest run per map and filesystem
-# under results/runs/<run-id>/, and maps.txt, maps.json beside them.
+# Environment: MAPS (all seven), FS (the program defaults of
+# vm-images/filesystems), PMEM_MAP_INSERTS (200), FENCE_POINTS (32), SUBSETS
+# (8), PLATFORM (adr), SEED (1), RUN_ID; the build/pmdk that make pmdk made.
+# One crashtest run per map and filesystem under results/runs/<run-id>/, and
+# maps.txt, maps.json beside them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -27,6 +28,8 @@ esac
 build=${PMEM_BUILD:-build}
 bin=$build/pmdk/bin
 [ -x "$bin/data_store" ] || { echo "maps: no $bin/data_store: run 'make pmdk' (PMDK=<checkout>)" >&2; exit 1; }
+[ -x "$build/pmem-harness" ] || { echo "maps: no $build/pmem-harness: run 'make'" >&2; exit 1; }
+fss=${FS:-$("$build/pmem-harness" filesystems --default program)}
 maps=${MAPS:-ctree btree rbtree hashmap_atomic hashmap_tx hashmap_rp skiplist}
 inserts=${PMEM_MAP_INSERTS:-200}
 run_id=${RUN_ID:-$(date +%Y%m%d-%H%M%S)-$what}
@@ -37,7 +40,7 @@ printf '%-15s %-5s %6s %7s %9s %9s %8s %8s %9s %9s\n' map fs points images recov
 	"images/s" "checked/s" | tee -a "$out/maps.txt"
 echo "[" >"$out/maps.json"
 sep='' fail=0
-for fs in ${FS:-ext4 xfs}; do
+for fs in $fss; do
 	for map in $maps; do
 		if [ "$what" = map-driver ]; then
 			prog="$bin/map-driver $map pool.obj $inserts" rec="$bin/map-check $map pool.obj"

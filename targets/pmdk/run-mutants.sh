@@ -16,15 +16,17 @@
 # crash bug needs (its suspects, crash_judge.c) was last stored at the
 # mutated file:line; function: in the function around it.
 #
-# Environment: PMEM_MUTANT_INSERTS (100), PMEM_MUTANT_FS (ext4), FENCE_POINTS
-# (24), SUBSETS (4), SEED (1), RUN_ID; results in results/runs/<run-id>/
-# (one crashtest run per mutant, and mutants.json, mutants.txt).
+# Environment: PMEM_MUTANT_INSERTS (100), PMEM_MUTANT_FS (the quick default
+# of vm-images/filesystems), FENCE_POINTS (24), SUBSETS (4), SEED (1), RUN_ID;
+# results in results/runs/<run-id>/ (one crashtest run per mutant, and
+# mutants.json, mutants.txt).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 build=${PMEM_BUILD:-build}
 inserts=${PMEM_MUTANT_INSERTS:-100}
-fs=${PMEM_MUTANT_FS:-ext4}
+[ -x "$build/pmem-harness" ] || { echo "mutants: no $build/pmem-harness: run 'make'" >&2; exit 1; }
+fs=${PMEM_MUTANT_FS:-$("$build/pmem-harness" filesystems --default quick)}
 run_id=${RUN_ID:-$(date +%Y%m%d-%H%M%S)-mutants}
 out=results/runs/$run_id
 mkdir -p "$out"
