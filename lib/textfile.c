@@ -29,11 +29,12 @@ char *read_text_file(const char *path)
 
 int text_file_begin(struct text_out *o, const char *path, char *why, size_t len)
 {
-	if ((size_t)snprintf(o->path, sizeof(o->path), "%s", path) >= sizeof(o->path)) {
+	/* PATH.tmp must fit, and then PATH does. */
+	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp", path) >= sizeof(o->tmp)) {
 		snprintf(why, len, "path too long: %s", path);
 		return -1;
 	}
-	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp", path);
+	snprintf(o->path, sizeof(o->path), "%s", path);
 	o->f = fopen(o->tmp, "w");
 	if (!o->f) {
 		snprintf(why, len, "cannot write %s: %s", o->tmp, strerror(errno));

@@ -3,6 +3,7 @@
 #ifndef HARNESS_TEXTFILE_H
 #define HARNESS_TEXTFILE_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -18,7 +19,7 @@ char *read_text_file(const char *path);
  */
 struct text_out {
 	FILE *f;
-	char path[1200], tmp[1220];
+	char path[PATH_MAX], tmp[PATH_MAX];
 };
 int text_file_begin(struct text_out *o, const char *path, char *why, size_t len);
 int text_file_commit(struct text_out *o, char *why, size_t len);
