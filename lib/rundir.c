@@ -90,3 +90,16 @@ int run_dir_remove(const char *dir)
 	errno = remove_errno;
 	return remove_errno ? -1 : 0;
 }
+
+int run_dir_name(char *out, size_t size, const char *results, const char *run_id, char *why, size_t len)
+{
+	int n = run_id ? snprintf(out, size, "%s/%s", results, run_id) : snprintf(out, size, "%s", results);
+
+	if (n < 0 || (size_t)n >= size || n > RUN_DIR_MAX) {
+		snprintf(why, len, "a run directory longer than %d bytes (use a shorter results directory): %s%s%s",
+			 RUN_DIR_MAX, results, run_id ? "/" : "", run_id ? run_id : "");
+		out[0] = '\0';
+		return -1;
+	}
+	return 0;
+}

@@ -8,6 +8,7 @@
 #ifndef HARNESS_RUNDIR_H
 #define HARNESS_RUNDIR_H
 
+#include <limits.h>
 #include <stddef.h>
 
 /*
@@ -17,6 +18,16 @@
  * 0, or -1 with one line for the user in why.
  */
 int run_dir_make(const char *dir, char *why, size_t len);
+
+/*
+ * A run's directory: "RESULTS/RUN_ID", or RESULTS alone when run_id is
+ * NULL (a run directory given as it is). It is at most RUN_DIR_MAX long,
+ * which leaves room in PATH_MAX for every path a run makes under it
+ * (crash/<scenario>__<fs>/ and the names in it, a user's program), so
+ * that those never need checking. 0, or -1 with one line in why.
+ */
+#define RUN_DIR_MAX (PATH_MAX - 1024)
+int run_dir_name(char *out, size_t size, const char *results, const char *run_id, char *why, size_t len);
 
 /*
  * Remove dir and all it holds, as rm -rf would, without a shell: a symbolic

@@ -55,7 +55,7 @@ int main(void)
 
 	if (!mkdtemp(top))
 		return 1;
-	tap_plan(9);
+	tap_plan(10);
 
 	rc = make("results/run-1/crash", why, sizeof(why));
 	snprintf(path, sizeof(path), "%s/results/run-1/crash", top);
@@ -128,6 +128,21 @@ int main(void)
 	rc = run_dir_remove(in("it's $(touch ran)"));
 	tap_result(rc == 0 && access(in("it's $(touch ran)"), F_OK) < 0 && access("ran", F_OK) < 0 ?
 		   TAP_PASS : TAP_FAIL, "a name with a quote and $(touch ran) in it is removed, and nothing run", NULL);
+
+	{
+		char dir[PATH_MAX], long_results[RUN_DIR_MAX + 1];
+
+		memset(long_results, 'a', RUN_DIR_MAX);
+		long_results[RUN_DIR_MAX] = '\0';
+		long_results[RUN_DIR_MAX - 4] = '\0';
+		rc = run_dir_name(dir, sizeof(dir), long_results, "r1", why, sizeof(why));
+		long_results[RUN_DIR_MAX - 4] = 'a';
+		tap_result(rc == 0 && strlen(dir) == RUN_DIR_MAX - 1 &&
+			   run_dir_name(dir, sizeof(dir), long_results, "r1", why, sizeof(why)) < 0 && !dir[0] &&
+			   strstr(why, "shorter") && run_dir_name(dir, sizeof(dir), "results/x", NULL, why, sizeof(why)) == 0 &&
+			   !strcmp(dir, "results/x") ? TAP_PASS : TAP_FAIL,
+			   "a run directory that leaves PATH_MAX no room for its files is refused in one line", NULL);
+	}
 
 	if (run_dir_remove(top) < 0)
 		return 1;
