@@ -266,7 +266,7 @@ int cmd_crashbench(int argc, char **argv)
 		{ "checkers", required_argument, NULL, 'c' }, { "help", no_argument, NULL, 'h' }, { 0 }
 	};
 	const char *set = NULL, *kernel = NULL, *results = "results/runs", *accel = "auto";
-	char run_id[64] = "", run_dir[1100], path[1300], acc[16], why[256] = "", kpath[1024], ipath[1024];
+	char run_id[64] = "", run_dir[1100], path[1300], acc[16], why[256] = "", kpath[PATH_MAX], ipath[PATH_MAX];
 	static struct bench_row rows[64];
 	size_t nrows = 0, r, k, total_images = 0, total_twins = 0, total_checked[MAX_REPS] = { 0 };
 	int reps = 3, opt, rep, bad = 0, guests[MAX_REPS] = { 0 };

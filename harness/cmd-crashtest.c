@@ -203,7 +203,7 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 static int choose_accel(struct crashtest *t)
 {
 	struct crash_options *o = &t->opt;
-	char kpath[1024], ipath[1024];
+	char kpath[PATH_MAX], ipath[PATH_MAX];
 	struct qemu_config q = { .binary = getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64",
 				 .mem_mib = 1024, .cpus = 1, .kernel = kpath, .initrd = ipath };
 

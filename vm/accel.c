@@ -6,6 +6,7 @@
  * back to TCG when it does not come back.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,7 @@ static int probe_kvm(const struct qemu_config *base, char *why, size_t wsize)
 int accel_resolve(const char *requested, const struct qemu_config *base,
 		  const char *cache_dir, char *out, size_t size, char *why, size_t wsize)
 {
-	char version[64] = "?", key[256], path[4096], line[256];
+	char version[64] = "?", key[256], path[PATH_MAX], line[256];
 	struct utsname u;
 	FILE *f;
 	int kvm;

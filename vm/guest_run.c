@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@
  */
 static char *job_script(const struct guest_run_opts *ro)
 {
-	char path[4096], sets[256] = "", *user, *job;
+	char path[PATH_MAX], sets[256] = "", *user, *job;
 	json_t *kernel, *set;
 	int aware = 0;
 	size_t i;
@@ -86,7 +87,7 @@ static int copy_sparse(const char *src, const char *dst)
 static int prepare_nvdimm(const struct guest_run_opts *ro, char *path, size_t size,
 			  unsigned long long *bytes)
 {
-	char golden[4096];
+	char golden[PATH_MAX];
 	struct stat st;
 
 	snprintf(path, size, "%s/nvdimm.img", ro->out);
@@ -139,7 +140,7 @@ static int prepare_virtio_pmem(const struct guest_run_opts *ro, char *path, size
 static json_t *vm_json(const struct guest_run_opts *ro, const struct vm_options *o,
 		       const struct vm_result *r, const char *qemu_version, const char *why)
 {
-	char path[4096];
+	char path[PATH_MAX];
 	json_t *kernel, *doc;
 
 	snprintf(path, sizeof(path), "%s/kernels/%s/kernel.json", ro->build_dir, ro->flavour);
@@ -182,8 +183,8 @@ void guest_run_defaults(struct guest_run_opts *ro)
 
 int guest_run(struct guest_run_opts *ro)
 {
-	char vpmem[4096];
-	char kernel[4096], initrd[4096], nvdimm[4096], accel[16], why[1400], version[64] = "unknown";
+	char vpmem[PATH_MAX];
+	char kernel[PATH_MAX], initrd[PATH_MAX], nvdimm[PATH_MAX], accel[16], why[1400], version[64] = "unknown";
 	struct vm_options o = { 0 };
 	struct vm_result r;
 	json_t *doc;

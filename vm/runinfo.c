@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Where a run ran: see runinfo.h. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 
 json_t *run_kernel_info(const char *build, const char *kernel)
 {
-	char path[1024];
+	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/kernels/%s/kernel.json", build, kernel);
 	return json_load_file(path, 0, NULL);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -140,7 +141,7 @@ static int accept_from_qemu(struct vm *vm, int lfd)
 
 static int spawn_qemu(struct vm *vm, struct argv *argv)
 {
-	char path[512];
+	char path[PATH_MAX];
 	int pipefd[2], errfd;
 	pid_t parent;
 
@@ -572,7 +573,7 @@ static void cleanup(struct vm *vm)
 
 static FILE *open_log(struct vm *vm, const char *name)
 {
-	char path[512];
+	char path[PATH_MAX];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", vm->o->run_dir, name);
@@ -771,12 +772,12 @@ json_t *vm_query(struct vm *vm, const char *command)
 }
 
 int vm_options_flavour(struct vm_options *o, const char *build, const char *flavour, const char *accel,
-		       const char *nvdimm, char kpath[1024], char ipath[1024])
+		       const char *nvdimm, char kpath[PATH_MAX], char ipath[PATH_MAX])
 {
 	struct stat st;
 
-	snprintf(kpath, 1024, "%s/kernels/%s/bzImage", build, flavour);
-	snprintf(ipath, 1024, "%s/initramfs.cpio", build);
+	snprintf(kpath, PATH_MAX, "%s/kernels/%s/bzImage", build, flavour);
+	snprintf(ipath, PATH_MAX, "%s/initramfs.cpio", build);
 	if (access(kpath, R_OK) || access(ipath, R_OK) || stat(nvdimm, &st) < 0) {
 		fprintf(stderr, "pmem-harness: missing %s, %s or %s: run 'make kernels images'\n", kpath, ipath,
 			nvdimm);
@@ -802,7 +803,7 @@ int vm_options_flavour(struct vm_options *o, const char *build, const char *flav
  * than the table allows. */
 static int flavour_file(const char *build, const char *flavour, const char *name, char *buf, size_t size)
 {
-	char path[1024];
+	char path[PATH_MAX];
 	size_t n, i;
 	FILE *f;
 

@@ -4,6 +4,7 @@
 #define HARNESS_VM_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 
 #include "console.h"
@@ -113,6 +114,6 @@ int vm_flavour_boot(const char *build, const char *flavour, struct qemu_config *
  * with nvdimm as its NVDIMM; kpath and ipath hold the paths it names. The
  * caller sets the job, timeouts and hooks. */
 int vm_options_flavour(struct vm_options *o, const char *build, const char *flavour, const char *accel,
-		       const char *nvdimm, char kpath[1024], char ipath[1024]);
+		       const char *nvdimm, char kpath[PATH_MAX], char ipath[PATH_MAX]);
 
 #endif

@@ -165,7 +165,7 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 	if (!sl.from_pool)
 		return 1;
 	for (attempt = 0; !sl.stop && attempt < SLOT_MAX_GUESTS; attempt++) {
-		char rdir[1100], kpath[1024], ipath[1024];
+		char rdir[1100], kpath[PATH_MAX], ipath[PATH_MAX];
 		struct vm_options vo;
 		struct vm_result r;
 

@@ -519,7 +519,7 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 		     const char *kernel, struct vm_result *r)
 {
 	const struct crash_options *opt = st->opt;
-	char golden[1024], nv[1300], kpath[1024], ipath[1024], path[1400], plugin[4096];
+	char golden[1024], nv[1300], kpath[PATH_MAX], ipath[PATH_MAX], path[1400], plugin[4096];
 	struct vm_hooks hooks = { .ctx = st, .on_line = writer_line, .on_tick = writer_tick, .tick_ms = 50,
 				  .poll_fd = writer_poll_fd, .on_fd = writer_fd };
 	struct vm_options o;

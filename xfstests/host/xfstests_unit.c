@@ -241,8 +241,8 @@ static int blank_nvdimm(const char *path)
 /* Boot guests until every test of the unit has a result. */
 static void run_unit(const struct xt_run *run, struct unit *u)
 {
-	char kpath[1024], tdev[1100], sdev[1100], gdir[1100], log[1200], error[XT_REASON_MAX];
-	char initrd[1100];
+	char kpath[PATH_MAX], tdev[PATH_MAX], sdev[PATH_MAX], gdir[PATH_MAX], log[PATH_MAX], error[XT_REASON_MAX];
+	char initrd[PATH_MAX];
 	struct vm_hooks hooks = { .ctx = u, .on_line = on_line, .on_tick = on_tick, .tick_ms = 1000 };
 	int attempt, remaining, done;
 	size_t i;
