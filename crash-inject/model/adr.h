@@ -8,6 +8,7 @@
 #ifndef PMEM_ADR_H
 #define PMEM_ADR_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,7 +38,7 @@ struct adr_record {
 };
 
 struct adr_model {
-	char durable[1100], state[1100], sock_path[108], sock_dir[64];
+	char durable[PATH_MAX], state[PATH_MAX], sock_path[108], sock_dir[64];
 	int listen_fd, fd;
 	char buf[512];
 	size_t len;
@@ -60,7 +61,7 @@ struct adr_counters {
  */
 struct adr_point {
 	char kind[8];			/* ack, fence, time, kill */
-	char adr[1100];			/* the strict-ADR image */
+	char adr[PATH_MAX];			/* the strict-ADR image */
 	struct image_sum adr_sum;	/* its content hash */
 	struct adr_line *lines;
 	unsigned char (*current)[ADR_LINE];	/* each pending line as the CPU sees it */

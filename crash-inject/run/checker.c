@@ -67,7 +67,7 @@ struct slot {
 	const struct checker_options *o;
 	int fd;			/* to the pool */
 	FILE *from_pool;
-	char nvdimm[1200];
+	char nvdimm[PATH_MAX];
 	long current;		/* item being checked, or -1 */
 	double t_start, t_served, limit;
 	int asked, hung, stop;
@@ -165,7 +165,7 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 	if (!sl.from_pool)
 		return 1;
 	for (attempt = 0; !sl.stop && attempt < SLOT_MAX_GUESTS; attempt++) {
-		char rdir[1100], kpath[PATH_MAX], ipath[PATH_MAX];
+		char rdir[PATH_MAX], kpath[PATH_MAX], ipath[PATH_MAX];
 		struct vm_options vo;
 		struct vm_result r;
 
@@ -230,7 +230,7 @@ struct share {
 	int fd;
 	char *buf;		/* what the slot sent, not yet handled */
 	size_t len, cap;
-	char nvdimm[1200];
+	char nvdimm[PATH_MAX];
 	struct check_set *set;	/* of the item it checks */
 	long current;		/* that item, or -1 */
 	double t_served;

@@ -15,6 +15,7 @@
 #define HARNESS_CRASH_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
@@ -55,12 +56,12 @@ struct crash_options {
 	struct adr_params adr;
 	const char *adr_plugin;		/* build/plugins/adr-cache.so */
 	/* where the results go */
-	char run_id[64], run_dir[1024];
+	char run_id[64], run_dir[PATH_MAX];
 	int resume;
 };
 
 struct image {
-	char path[1024];
+	char path[PATH_MAX];
 	const char *why;	/* "ack", "time", "kill", "fence" */
 	/* ADR: the crash point it comes from and which pending lines it keeps */
 	int point;		/* -1: an eADR image */
@@ -84,7 +85,7 @@ struct crash_scenario_state {
 	int blackbox;			/* judged by its own recovery and what it printed, not by acks */
 	struct checker_pool *pool;	/* the run's, up from the first writer to the end */
 	const struct checker_options *row_checker;	/* a program row's own, or NULL */
-	char dir[1024];			/* its files: crash/<scenario>__<fs>/ */
+	char dir[PATH_MAX];			/* its files: crash/<scenario>__<fs>/ */
 	/* the writer guest and the acks it claimed */
 	FILE *ack_log;
 	off_t ack_log_len;	/* what acks.log holds in whole lines; -1: unknown */

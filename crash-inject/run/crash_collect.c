@@ -20,7 +20,7 @@ int crash_collect(const char *run_dir, json_t *run)
 	struct crash_options o = { .run_dir = "" };
 	json_t *units = json_object_get(json_object_get(run, "plan"), "units"), *rows, *u, *doc, *c;
 	const char *id = json_string_value(json_object_get(run, "run_id")), *sc, *fs;
-	char dir[1300], why[1400];
+	char dir[PATH_MAX], why[1400];
 	double seconds = 0, boot_s = 0;
 	int missing = 0, guests = 0, full, rc;
 	size_t i;

@@ -127,7 +127,7 @@ static int elf_is_pie(const char *path)
 
 static void user_symbolizer(const struct crash_scenario_state *st, const char *kernel, struct symbolizer *sym)
 {
-	char map[1200];
+	char map[PATH_MAX];
 
 	snprintf(map, sizeof(map), "%s/kernels/%s/System.map", st->opt->build, kernel);
 	/* Our writer and a dynamic program are PIEs run with ASLR off (crash-writer.sh
@@ -136,7 +136,7 @@ static void user_symbolizer(const struct crash_scenario_state *st, const char *k
 	if (st->program)
 		symbolizer_init(sym, st->program, elf_is_pie(st->program) ? PIE_BASE : 0, map);
 	else {
-		static char writer[1100];
+		static char writer[PATH_MAX];
 
 		snprintf(writer, sizeof(writer), "%s/guest/pmem-writer", st->opt->build);
 		symbolizer_init(sym, writer, PIE_BASE, map);
@@ -375,7 +375,7 @@ static int judge_image(struct crash_scenario_state *st, const struct scenario *s
 {
 	struct image *im = &st->images[i];
 	struct check_item *chk = &st->checks[i];
-	char path[1400], why[4200];
+	char path[PATH_MAX], why[4200];
 	int expected, keep, bug;
 	const char *v;
 

@@ -22,7 +22,7 @@ void crash_unit_dir(const char *run_dir, const char *scenario, const char *fs, c
 
 int crash_unit_done(const char *dir)
 {
-	char path[1300];
+	char path[PATH_MAX];
 	json_t *doc;
 	int done;
 
@@ -35,7 +35,7 @@ int crash_unit_done(const char *dir)
 
 void crash_plan_line(FILE *f, const char *build, const char *run_dir, const char *scenario, const char *fs)
 {
-	char harness[1100];
+	char harness[PATH_MAX];
 
 	snprintf(harness, sizeof(harness), "%s/pmem-harness", build);
 	unit_command(f, harness, run_dir, scenario, fs, NULL);
@@ -44,7 +44,7 @@ void crash_plan_line(FILE *f, const char *build, const char *run_dir, const char
 /* plan.txt, written whole and then renamed: a reader never sees half a plan. */
 static int write_lines(const struct crash_options *o, json_t *units, int *planned, char *why, size_t len)
 {
-	char path[1100], dir[1300];
+	char path[PATH_MAX], dir[PATH_MAX];
 	struct text_out out;
 	const char *sc, *fs;
 	json_t *u;
@@ -69,7 +69,7 @@ static int write_lines(const struct crash_options *o, json_t *units, int *planne
 int crash_plan_write(const struct crash_options *o, json_t *units, int checkers, int *planned, char *why,
 		     size_t len)
 {
-	char path[1100];
+	char path[PATH_MAX];
 	json_t *run;
 	int rc;
 
@@ -99,7 +99,7 @@ void crash_plan_print(const char *path, FILE *f)
 int crash_row_write(const char *dir, json_t *row, int checkers, int guests, double boot_s, double seconds,
 		    char *why, size_t len)
 {
-	char path[1300];
+	char path[PATH_MAX];
 	json_t *doc;
 	int rc;
 

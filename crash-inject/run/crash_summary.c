@@ -75,7 +75,7 @@ static json_t *pmdk_build_json(const char *spec)
 static json_t *program_json(const struct crash_options *o, const char *line)
 {
 	struct program_line pl;
-	char hex[32], bin[1100];
+	char hex[32], bin[PATH_MAX];
 	json_t *doc, *pmdk;
 
 	if (!line)
@@ -110,7 +110,7 @@ int crash_run_record(const struct crash_options *o, const char *accel_reason, js
 				"run_id", o->run_id, "kind", "crashtest", "kernels", o->kernel,
 				run_kernel_info(o->build, o->kernel) ?: json_null(), "filesystems",
 				"accel", "name", o->accel, "reason", accel_reason);
-	char *list = strdup(o->filesystems), *fs, *sv, path[1200], why[1400];
+	char *list = strdup(o->filesystems), *fs, *sv, path[PATH_MAX], why[1400];
 
 	for (fs = strtok_r(list, " ,", &sv); fs; fs = strtok_r(NULL, " ,", &sv))
 		json_array_append_new(json_object_get(doc, "filesystems"), json_string(fs));
@@ -146,7 +146,7 @@ int crash_run_record(const struct crash_options *o, const char *accel_reason, js
  */
 static int save_summary(const char *run_dir, json_t *doc, char *why, size_t len, int *full)
 {
-	char path[1100], dir[1100];
+	char path[PATH_MAX], dir[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/crash/summary.json", run_dir);
 	*full = 0;

@@ -291,7 +291,7 @@ static void protocol_error(struct crash_scenario_state *st, struct vm *vm, const
  */
 static int log_ack(struct crash_scenario_state *st, struct vm *vm, const struct ack_rec *rec)
 {
-	char path[1100];
+	char path[PATH_MAX];
 	int n, err;
 
 	n = fprintf(st->ack_log, "%llu %llu %zu\n", (unsigned long long)rec->seq, (unsigned long long)rec->off,
@@ -519,7 +519,7 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 		     const char *kernel, struct vm_result *r)
 {
 	const struct crash_options *opt = st->opt;
-	char golden[1024], nv[1300], kpath[PATH_MAX], ipath[PATH_MAX], path[1400], plugin[4096];
+	char golden[PATH_MAX], nv[PATH_MAX], kpath[PATH_MAX], ipath[PATH_MAX], path[PATH_MAX], plugin[PATH_MAX];
 	struct vm_hooks hooks = { .ctx = st, .on_line = writer_line, .on_tick = writer_tick, .tick_ms = 50,
 				  .poll_fd = writer_poll_fd, .on_fd = writer_fd };
 	struct vm_options o;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A program and its arguments from one command-line value: see program_line.h. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -95,7 +96,7 @@ int program_line_parse(const char *what, const char *line, const char *bin_dir, 
 		first++;
 	if (!first) {
 		if (!strchr(v[0], '/') && access(v[0], F_OK) && bin_dir) {
-			char path[4096];
+			char path[PATH_MAX];
 
 			snprintf(path, sizeof(path), "%s/%s", bin_dir, v[0]);
 			if (!access(path, X_OK))

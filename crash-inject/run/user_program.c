@@ -2,6 +2,7 @@
 /* A user's program or checker, made into something the guest runs: see user_program.h. */
 #define _GNU_SOURCE
 #include <elf.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +58,7 @@ static int printable(const char *s)
 static int check_libs(const char *path, char libs[][256], int n)
 {
 	const char *build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
-	char manifest[4096];
+	char manifest[PATH_MAX];
 
 	for (size_t g = 0; g < sizeof(images) / sizeof(images[0]); g++) {
 		snprintf(manifest, sizeof(manifest), "%s/%s", build, images[g].manifest);
