@@ -20,6 +20,7 @@
 #define HARNESS_BENCH_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 
 #define BENCH_MAX_LIST 16
@@ -33,8 +34,8 @@ struct bench {
 	struct bench_list kernels, fss, modes, jobs;
 	int reps, peer, quick, resume, guests;
 	const char *build, *accel, *plugin;
-	char run_id[64], run_dir[512];
-	char harness[512];
+	char run_id[64], run_dir[PATH_MAX];
+	char harness[PATH_MAX];
 	char disk_full[1400];	/* the results disk has no room: the run stops */
 };
 

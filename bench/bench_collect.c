@@ -25,7 +25,7 @@
  */
 static json_t *host_sharing(const char *run_dir, json_t **accel)
 {
-	char pattern[1200];
+	char pattern[PATH_MAX];
 	json_int_t units = 0, shared = 0, max = 0, cpus = 0;
 	json_t *hosts = json_object();
 	size_t i;
@@ -63,7 +63,7 @@ static json_t *host_sharing(const char *run_dir, json_t **accel)
 /* Planned units with no unit.json, each said with the command that runs it. */
 static int say_missing(const struct bench *b)
 {
-	char dir[1024];
+	char dir[PATH_MAX];
 	int rep, i, k, missing = 0;
 
 	bench_for_each_unit(b, rep, i, k) {
@@ -81,7 +81,7 @@ static int say_missing(const struct bench *b)
 
 int bench_collect(struct bench *b, FILE *out)
 {
-	char path[1024], why[1200];
+	char path[PATH_MAX], why[1200];
 	json_t *doc, *accel, *sharing;
 
 	snprintf(path, sizeof(path), "%s/run.json", b->run_dir);

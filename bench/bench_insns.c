@@ -65,7 +65,7 @@ static const struct {
  */
 void insn_plugin_args(const char *build, const char *kernel, char *buf, size_t size)
 {
-	char path[1024], line[512], sym[256], type, have[INSN_SYMS_N][64] = { { 0 } };
+	char path[PATH_MAX], line[512], sym[256], type, have[INSN_SYMS_N][64] = { { 0 } };
 	unsigned long long addr;
 	char *config;
 	size_t len = 0, i, k;

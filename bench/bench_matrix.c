@@ -92,7 +92,7 @@ static void say_ports(const struct bench *b)
 
 static int validate(struct bench *b)
 {
-	char path[1024], writer[1024];
+	char path[PATH_MAX], writer[PATH_MAX];
 	int i;
 
 	for (i = 0; i < b->kernels.n; i++) {
@@ -137,7 +137,7 @@ static int validate(struct bench *b)
 /* The build directory, the harness in it, and the plugin if it can count. */
 static void find_tools(struct bench *b, int say)
 {
-	static char plugin[1024];
+	static char plugin[PATH_MAX];
 
 	b->build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
 	snprintf(b->harness, sizeof(b->harness), "%s/pmem-harness", b->build);
@@ -327,7 +327,7 @@ static int load_list(struct bench_list *l, const json_t *a, int names)
 
 int bench_load(struct bench *b, const char *run_dir, const char *cmd)
 {
-	char path[1100];
+	char path[PATH_MAX];
 	const char *key, *id;
 	json_t *doc, *v, *accel;
 	int bad;

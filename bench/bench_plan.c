@@ -30,7 +30,7 @@ void bench_plan_line(const struct bench *b, const char *kernel, const char *fs, 
 
 void bench_say_disk_full(const struct bench *b, const char *where, int resumable)
 {
-	char pattern[1200];
+	char pattern[PATH_MAX];
 	size_t kept = 0;
 	glob_t g;
 
@@ -51,7 +51,7 @@ void bench_say_disk_full(const struct bench *b, const char *where, int resumable
 /* Each job file into jobs/, once: a resumed run keeps what it planned with. */
 static int copy_jobs(const struct bench *b, char *why, size_t len)
 {
-	char dir[600], path[800], name[128];
+	char dir[PATH_MAX], path[PATH_MAX], name[128];
 	int i;
 
 	snprintf(dir, sizeof(dir), "%s/jobs", b->run_dir);
@@ -85,7 +85,7 @@ static int copy_jobs(const struct bench *b, char *why, size_t len)
 /* plan.txt, written whole and then renamed: a reader never sees half a plan. */
 static int write_plan(const struct bench *b, int *planned, char *why, size_t len)
 {
-	char path[600], dir[1024];
+	char path[PATH_MAX], dir[PATH_MAX];
 	struct text_out out;
 	int rep, i, k;
 
@@ -105,7 +105,7 @@ static int write_plan(const struct bench *b, int *planned, char *why, size_t len
 
 int bench_plan(struct bench *b, int *exit_status)
 {
-	char path[1024], why[1200];
+	char path[PATH_MAX], why[1200];
 	int planned;
 	json_t *doc;
 

@@ -66,7 +66,7 @@ void bench_cells_add_unit(json_t *cells, const json_t *unit, const char *path)
 
 int bench_cells_write(const char *run_dir, char *why, size_t len)
 {
-	char pattern[1024], path[1024];
+	char pattern[PATH_MAX], path[PATH_MAX];
 	json_t *cells = json_object(), *cell;
 	const char *key;
 	glob_t g;
@@ -89,7 +89,7 @@ int bench_cells_write(const char *run_dir, char *why, size_t len)
 		return -1;
 	}
 	json_object_foreach(cells, key, cell) {
-		char name[1200], *c;
+		char name[PATH_MAX], *c;
 
 		snprintf(name, sizeof(name), "%s/cells/%s.json", run_dir, key);
 		for (c = strrchr(name, '/') + 1; *c; c++)

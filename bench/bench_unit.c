@@ -43,7 +43,7 @@ void bench_unit_dir(const struct bench *b, const char *kernel, const char *fs, i
 
 int bench_unit_done(const char *dir)
 {
-	char path[1100];
+	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/unit.json", dir);
 	return !access(path, R_OK);
@@ -105,7 +105,7 @@ static int room_for_unit(struct bench *b, const char *fs, const char *after)
 {
 	off_t need = UNIT_RESERVE, avail;
 	unsigned long long inodes;
-	char golden[1024];
+	char golden[PATH_MAX];
 	struct stat st;
 
 	snprintf(golden, sizeof(golden), "%s/images/%s.img", b->build, fs);
@@ -130,8 +130,8 @@ static int room_for_unit(struct bench *b, const char *fs, const char *after)
 static int run_guest(struct bench *b, const char *kernel, const char *fs, const char *dir,
 		     const char *script_path, char **msg)
 {
-	char plugin_arg[2000], insn_args[800];
-	char names[BENCH_MAX_LIST][140], paths[BENCH_MAX_LIST][1200], job[128];
+	char insn_args[800], *plugin_arg = NULL;
+	char names[BENCH_MAX_LIST][140], paths[BENCH_MAX_LIST][PATH_MAX], job[128];
 	struct vm_file files[BENCH_MAX_LIST];
 	struct guest_run_opts ro;
 	size_t len = 0;
@@ -155,20 +155,25 @@ static int run_guest(struct bench *b, const char *kernel, const char *fs, const 
 	ro.quiet = 1;
 	if (b->plugin) {
 		insn_plugin_args(b->build, kernel, insn_args, sizeof(insn_args));
-		snprintf(plugin_arg, sizeof(plugin_arg), "%s,out=%s/insn.txt%s", b->plugin, dir, insn_args);
+		/* Two paths and the symbols: allocated, never cut. */
+		if (asprintf(&plugin_arg, "%s,out=%s/insn.txt%s", b->plugin, dir, insn_args) < 0)
+			return -1;
 		ro.plugin = plugin_arg;
 	}
 	ro.msg = open_memstream(msg, &len);
-	if (!ro.msg)
+	if (!ro.msg) {
+		free(plugin_arg);
 		return -1;
+	}
 	rc = guest_run(&ro);
 	fclose(ro.msg);
+	free(plugin_arg);
 	return rc;
 }
 
 int bench_run_unit(struct bench *b, const char *kernel, const char *fs, int rep)
 {
-	char dir[1024], script_path[1100], path[1100], why[4200];
+	char dir[PATH_MAX], script_path[PATH_MAX], path[PATH_MAX], why[4200];
 	char *script, *err = NULL;
 	struct host_share share;
 	json_t *unit, *results, *vm, *host;

@@ -15,7 +15,7 @@
 
 int bench_plan_main(int argc, char **argv)
 {
-	char path[4096], *plan;
+	char path[PATH_MAX], *plan;
 	struct bench b;
 	int n, status;
 
@@ -43,7 +43,7 @@ static int in_list(const struct bench_list *l, const char *s)
 
 int bench_unit_main(const char *run_dir, json_t *run, char **w)
 {
-	char dir[4096], where[200], *end;
+	char dir[PATH_MAX], where[200], *end;
 	struct timespec t0, t1;
 	struct bench b;
 	long rep;
