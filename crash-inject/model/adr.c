@@ -22,6 +22,7 @@ int adr_model_start(struct adr_model *m, const char *dir, const char *media, uin
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *tmp = getenv("XDG_RUNTIME_DIR");
+	int n;
 
 	memset(m, 0, sizeof(*m));
 	m->listen_fd = m->fd = -1;
@@ -54,10 +55,17 @@ int adr_model_start(struct adr_model *m, const char *dir, const char *media, uin
 		adr_model_stop(m);
 		return -1;
 	}
-	snprintf(arg, argsz, "%s,base=0x%llx,size=%" PRIu64 ",media=%s,durable=%s,state=%s,sock=%s,"
-		 "fence_max=%" PRIu64 ",fence_period=%" PRIu64 ",fence_any=%d,seed=%u",
-		 plugin_so, ADR_NVDIMM_BASE, region_size, media, m->durable, m->state, m->sock_path,
-		 p->fence_max, p->fence_period ? p->fence_period : 1, p->fence_any, p->seed);
+	n = snprintf(arg, argsz, "%s,base=0x%llx,size=%" PRIu64 ",media=%s,durable=%s,state=%s,sock=%s,"
+		     "fence_max=%" PRIu64 ",fence_period=%" PRIu64 ",fence_any=%d,seed=%u",
+		     plugin_so, ADR_NVDIMM_BASE, region_size, media, m->durable, m->state, m->sock_path,
+		     p->fence_max, p->fence_period ? p->fence_period : 1, p->fence_any, p->seed);
+	/* A cut argument would name another media file, or none. */
+	if (n < 0 || (size_t)n >= argsz) {
+		fprintf(stderr, "adr: the plugin's arguments (%s and %s) are longer than %zu bytes\n", plugin_so, media,
+			argsz - 1);
+		adr_model_stop(m);
+		return -1;
+	}
 	return 0;
 }
 

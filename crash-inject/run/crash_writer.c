@@ -519,7 +519,8 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 		     const char *kernel, struct vm_result *r)
 {
 	const struct crash_options *opt = st->opt;
-	char golden[PATH_MAX], nv[PATH_MAX], kpath[PATH_MAX], ipath[PATH_MAX], path[PATH_MAX], plugin[PATH_MAX];
+	char golden[PATH_MAX], nv[PATH_MAX], kpath[PATH_MAX], ipath[PATH_MAX], path[PATH_MAX];
+	char plugin[2 * PATH_MAX];	/* two paths and short words */
 	struct vm_hooks hooks = { .ctx = st, .on_line = writer_line, .on_tick = writer_tick, .tick_ms = 50,
 				  .poll_fd = writer_poll_fd, .on_fd = writer_fd };
 	struct vm_options o;
