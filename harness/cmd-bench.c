@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +91,7 @@ static void say_progress(int done, int n, const struct unit_ref *u, double t0, d
  */
 static int run_units(struct bench *b, struct unit_ref *u, int n, double t0)
 {
-	char dir[1024], rep[16], why[200];
+	char dir[PATH_MAX], rep[16], why[200];
 	int next = 0, running = 0, done = 0, failed = 0, i, status;
 	double unit_time = 0;
 	pid_t pid;

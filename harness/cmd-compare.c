@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pmem-harness compare [--html DIR] RUN_A RUN_B [RUN_C ...]: runs side by side. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,7 +21,7 @@ static void usage(FILE *f)
 int cmd_compare(int argc, char **argv)
 {
 	const char *html_dir = NULL;
-	char html[1300];
+	char html[PATH_MAX];
 	int rc;
 
 	if (argc > 1 && is_help_arg(argv[1])) {

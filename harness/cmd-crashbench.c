@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@
 /* One scenario x filesystem of the image set. */
 struct bench_row {
 	const char *scenario, *fs, *mode, *platform;
-	char dir[1200];
+	char dir[PATH_MAX];
 	struct ack_rec *acks;
 	size_t nacks;
 	char **files;		/* image files, in the run's order */
@@ -85,7 +86,7 @@ static int write_file(void *ctx, size_t i, const char *dst)
 /* The kept images of one row; 0 when it has none worth timing. */
 static size_t load_row(struct bench_row *row, const char *crash_dir)
 {
-	char path[1400];
+	char path[PATH_MAX];
 	size_t i;
 
 	snprintf(row->dir, sizeof(row->dir), "%s/%s__%s", crash_dir, row->scenario, row->fs);
@@ -205,7 +206,7 @@ static void run_passes(struct bench_row *rows, size_t nrows, int reps, const str
 {
 	for (int rep = 0; rep < reps; rep++) {
 		struct checker_options o = *proto;
-		char dir[1200], golden[1100];
+		char dir[PATH_MAX], golden[PATH_MAX];
 		struct checker_pool *pool;
 		double t0 = now_s(), boot;
 
@@ -266,7 +267,7 @@ int cmd_crashbench(int argc, char **argv)
 		{ "checkers", required_argument, NULL, 'c' }, { "help", no_argument, NULL, 'h' }, { 0 }
 	};
 	const char *set = NULL, *kernel = NULL, *results = "results/runs", *accel = "auto";
-	char run_id[64] = "", run_dir[1100], path[1300], acc[16], why[256] = "", kpath[PATH_MAX], ipath[PATH_MAX];
+	char run_id[64] = "", run_dir[PATH_MAX], path[PATH_MAX], acc[16], why[256] = "", kpath[PATH_MAX], ipath[PATH_MAX];
 	static struct bench_row rows[64];
 	size_t nrows = 0, r, k, total_images = 0, total_twins = 0, total_checked[MAX_REPS] = { 0 };
 	int reps = 3, opt, rep, bad = 0, guests[MAX_REPS] = { 0 };

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,7 @@ int cmd_crashcheck(int argc, char **argv)
 	/* One guest unless told: the images are checked in the order given. */
 	struct checker_options o = { .kernel = "6.1-aware", .accel = "tcg", .parallel = 1 };
 	int dedup = 0;
-	char golden[1100];
+	char golden[PATH_MAX];
 	const char *acks = NULL;
 	char tmp[] = "/tmp/pmem-crashcheck.XXXXXX";
 	struct ack_rec *log;

@@ -37,6 +37,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,18 +68,18 @@ struct crashtest {
 	const char *results;		/* --results: run directories go here */
 	char accel[16];			/* the accelerator chosen for "auto" or given */
 	char accel_why[1400];		/* why, as run.json says */
-	char adr_plugin[1100];
+	char adr_plugin[PATH_MAX];
 	/* the scenarios */
 	struct scenario sc[MAX_SCENARIOS];
 	int ns;
 	const char *only;		/* the rows to run, or NULL: every row */
 	/* a user's program and checker, or a program row's, as built */
-	char prog_bin[1100], check_bin[1100];
-	char recover_bin[1100];
+	char prog_bin[PATH_MAX], check_bin[PATH_MAX];
+	char recover_bin[PATH_MAX];
 	char *program_args, *recover_args;	/* as sh words */
 	/* the checker guests: the run's pool, and a program row's own */
 	struct checker_options pool_opts, row_opts;
-	char pool_golden[1100], pool_dir[1200];
+	char pool_golden[PATH_MAX], pool_dir[PATH_MAX];
 	int pool_tried;
 	/* the scenario running, and where the run stands */
 	struct crash_scenario_state st;
@@ -304,7 +305,7 @@ static int choose_scenarios(struct crashtest *t)
 static int open_run(struct crashtest *t)
 {
 	struct crash_options *o = &t->opt;
-	char path[1200], why[1400], *fsl, *tok, *save;
+	char path[PATH_MAX], why[1400], *fsl, *tok, *save;
 
 	if (!o->run_id[0]) {
 		time_t now = time(NULL);
@@ -382,7 +383,7 @@ static int build_program(struct crashtest *t, int build)
 	struct crash_options *o = &t->opt;
 	struct scenario *sc = &t->sc[0];
 	struct program_line prog, rec;
-	char path[1200], why[1400], bin[1100];
+	char path[PATH_MAX], why[1400], bin[PATH_MAX];
 
 	snprintf(bin, sizeof(bin), "%s/pmdk/bin", o->build);
 	if (program_line_parse("PROGRAM", o->program, bin, &prog) < 0 ||
@@ -474,7 +475,7 @@ static int program_row_begin(struct crashtest *t, const struct scenario *sc, con
 static int run_one(struct crashtest *t, const struct scenario *sc, const char *fs)
 {
 	const struct crash_options *o = &t->opt;
-	char path[1200], user[1200], where[200], why[1400];
+	char path[PATH_MAX], user[PATH_MAX], where[200], why[1400];
 	json_t *row;
 	int full;
 
@@ -602,7 +603,7 @@ int cmd_crashtest(int argc, char **argv)
 	struct crashtest t;
 	int rc, stopped, guests = 0;
 	double boot_s = 0;
-	char dir[1100];
+	char dir[PATH_MAX];
 
 	crashtest_init(&t);
 	if ((rc = crashtest_open(&t, argc, argv)) != GO_ON) {
@@ -628,7 +629,7 @@ int cmd_crashtest(int argc, char **argv)
 int crashtest_plan(int argc, char **argv)
 {
 	struct crashtest t;
-	char dir[1200], why[1400];
+	char dir[PATH_MAX], why[1400];
 	json_t *units;
 	int rc, i, planned;
 	char *fsl, *fs, *save;
@@ -739,7 +740,7 @@ int crashtest_unit(const char *run_dir, json_t *run, const char *scenario, const
 {
 	struct crashtest t;
 	const struct scenario *sc;
-	char dir[1200], user[1300], why[1400];
+	char dir[PATH_MAX], user[PATH_MAX], why[1400];
 	int rc, guests = 0;
 	double boot_s = 0, t0 = now_s();
 	json_t *row;

@@ -4,6 +4,7 @@
  * API is new enough for instruction counting) and which accelerator runs
  * guests here.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@ int cmd_probe(int argc, char **argv)
 {
 	const char *build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
 	const char *flavour = argc > 1 ? argv[1] : "6.1-stock";
-	char kernel[4096], initrd[4096], version[64], accel[16], why[256];
+	char kernel[PATH_MAX], initrd[PATH_MAX], version[64], accel[16], why[256];
 	struct qemu_config q = {
 		.binary = getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64",
 		.mem_mib = 1024, .cpus = 1,

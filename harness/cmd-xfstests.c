@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,7 @@
 /* A run as its options made it: run.json written, with its units. */
 struct xt_setup {
 	struct xt_run run;
-	char run_id[64], run_dir[1024], acc[16], root[1024];
+	char run_id[64], run_dir[PATH_MAX], acc[16], root[PATH_MAX];
 	json_t *run_doc;
 };
 
@@ -73,7 +74,7 @@ static int setup(struct xt_setup *s, int argc, char **argv)
 	const char *list_path = "xfstests/tests", *only = NULL, *results = "results/runs", *accel = "auto";
 	const char *root_arg = NULL;
 	const char *kernels[MAX_KERNELS], *fss[MAX_FS];
-	char path[1200], why[512], *kbuf, *fbuf, *obuf = NULL, *tok, *save;
+	char path[PATH_MAX], why[512], *kbuf, *fbuf, *obuf = NULL, *tok, *save;
 	static const struct option opts[] = {
 		{ "kernels", required_argument, NULL, 'k' }, { "fs", required_argument, NULL, 'f' },
 		{ "tests", required_argument, NULL, 't' }, { "only", required_argument, NULL, 'o' },
@@ -275,7 +276,7 @@ int cmd_xfstests(int argc, char **argv)
 int xfstests_plan(int argc, char **argv)
 {
 	struct xt_setup s = { 0 };
-	char path[1100], why[1400];
+	char path[PATH_MAX], why[1400];
 	struct text_out out;
 	json_t *u;
 	size_t i;
@@ -312,7 +313,7 @@ int xfstests_unit(const char *run_dir, json_t *run, const char *kernel, const ch
 {
 	struct xt_run r = { .verbose = 0 };
 	json_t *u, *tests = NULL;
-	char dir[1200];
+	char dir[PATH_MAX];
 	int failed;
 	size_t i;
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,7 +46,7 @@ const struct run_kind *run_kind_named(const char *name)
 
 const struct run_kind *run_kind_of(const char *run_dir, json_t **run)
 {
-	char path[4096];
+	char path[PATH_MAX];
 	const char *kind;
 
 	snprintf(path, sizeof(path), "%s/run.json", run_dir);
