@@ -40,7 +40,7 @@ void plot_label(char *dst, size_t len, const char *s)
 int plot_begin(struct plot *p, const char *dir, const char *name, const char *title,
 	       const char *xlabel, const char *ylabel)
 {
-	char path[1300], id[128];
+	char path[PATH_MAX], id[128];
 	size_t i;
 
 	memset(p, 0, sizeof(*p));
@@ -134,7 +134,7 @@ static int run_gnuplot(const char *dir, const char *script, const char *errpath)
 
 int plot_end(struct plot *p)
 {
-	char script[160], errpath[1300], line[256] = "";
+	char script[160], errpath[PATH_MAX], line[256] = "";
 	FILE *e;
 	int rc;
 

@@ -7,11 +7,12 @@
 #ifndef PMEM_PLOT_H
 #define PMEM_PLOT_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 
 struct plot {
-	char dir[1024], name[128];
+	char dir[PATH_MAX], name[128];
 	FILE *f;
 	char *clauses;		/* the plot command's clauses, comma separated */
 	size_t len;

@@ -5,6 +5,7 @@
  * reading in a terminal or a git forge.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,7 @@ static const char page_style[] =
 /* Load what a run directory holds; a crash-only run may lack run.json. */
 static int source_load(const char *dir, struct source *s)
 {
-	char path[1200];
+	char path[PATH_MAX];
 	json_error_t err;
 	struct stat st;
 
@@ -206,7 +207,7 @@ static void describe(struct source *s, FILE *out, enum table_format fmt)
 /* Copy an SVG into the page, its ids made unique to this figure. */
 static int inline_svg(FILE *out, const char *dir, const char *name)
 {
-	char path[1300], line[4096];
+	char path[PATH_MAX], line[4096];
 	int started = 0;
 	FILE *f;
 
@@ -377,7 +378,7 @@ static void html_foot(FILE *f)
 
 int report_run(const char *run_dir, char *html, size_t size)
 {
-	char dir[1100], path[1200], title[256];
+	char dir[PATH_MAX], path[PATH_MAX], title[256];
 	struct figures *figs = calloc(1, sizeof(*figs));
 	struct source s;
 	FILE *f;
@@ -422,7 +423,7 @@ int report_compare(const char *const *dirs, int n, const char *out_dir, char *ht
 {
 	struct source *src = calloc(n, sizeof(*src));
 	struct figures *figs = calloc(1, sizeof(*figs));
-	char path[1200], *table = NULL;
+	char path[PATH_MAX], *table = NULL;
 	size_t len = 0;
 	FILE *f, *mem;
 	int i, loaded = 0, ret = -1;
@@ -482,7 +483,7 @@ out:
 
 int report_and_say(const char *run_dir)
 {
-	char html[1300];
+	char html[PATH_MAX];
 	int rc = report_run(run_dir, html, sizeof(html));
 
 	if (rc < 0)

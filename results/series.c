@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A run as series of numbers: see series.h. */
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,7 +195,7 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 void run_foreach_section(const struct run *r, section_fn fn, void *ctx, int say_skipped)
 {
 	struct dirent **names;
-	char path[2048];
+	char path[PATH_MAX];
 	json_error_t err;
 	int i, n;
 
@@ -225,7 +226,7 @@ void run_foreach_section(const struct run *r, section_fn fn, void *ctx, int say_
 
 int run_load(const char *dir, struct run *r)
 {
-	char path[2048];
+	char path[PATH_MAX];
 	json_error_t err;
 
 	memset(r, 0, sizeof(*r));

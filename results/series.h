@@ -8,6 +8,7 @@
 #define PMEM_SERIES_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stddef.h>
 
 #define SERIES_MAX_REPS 64
@@ -34,7 +35,7 @@ struct series {
 };
 
 struct run {
-	char dir[1024];
+	char dir[PATH_MAX];
 	json_t *info;		/* run.json */
 	struct series *s;
 	size_t n, cap;
