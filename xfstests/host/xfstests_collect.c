@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@
 
 static int write_summary(const char *run_dir, json_t *doc, int *regressions)
 {
-	char path[1200];
+	char path[PATH_MAX];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/xfstests.json", run_dir);
@@ -54,7 +55,7 @@ int xt_collect(const char *run_dir, json_t *run, int report)
 {
 	json_t *units = json_object_get(json_object_get(run, "plan"), "units"), *kj = json_object_get(run, "kernels");
 	const char *build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build", *kernels[MAX_KERNELS], *k, *fs;
-	char dir[1200], path[1300];
+	char dir[PATH_MAX], path[PATH_MAX];
 	int regressions = 0, missing = 0, failed = 0;
 	json_t *doc, *unit, *results, *r;
 	size_t i, j, nk = 0;

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@
 
 struct unit {
 	const char *kernel, *fs;
-	char dir[1024];
+	char dir[PATH_MAX];
 	const char *test[XT_MAX_TESTS];
 	enum xt_status status[XT_MAX_TESTS];
 	double seconds[XT_MAX_TESTS];
@@ -118,7 +119,7 @@ static void file_base(const char *test, char *out, size_t len)
 /* Keep a failed test's files, as the guest sent them, in the unit's directory. */
 static void keep_files(const struct unit *u, const char *test, json_t *files)
 {
-	char base[XT_NAME_MAX], path[1200];
+	char base[XT_NAME_MAX], path[PATH_MAX];
 	const char *name;
 	json_t *v;
 	FILE *f;
@@ -363,7 +364,7 @@ void xt_unit_dir(const char *run_dir, const char *kernel, const char *fs, char *
 
 int xt_unit_done(const char *dir)
 {
-	char path[1200];
+	char path[PATH_MAX];
 	json_t *doc;
 	int done;
 
@@ -376,7 +377,7 @@ int xt_unit_done(const char *dir)
 
 void xt_plan_line(FILE *f, const char *build, const char *run_dir, const char *kernel, const char *fs)
 {
-	char harness[1100];
+	char harness[PATH_MAX];
 
 	snprintf(harness, sizeof(harness), "%s/pmem-harness", build);
 	unit_command(f, harness, run_dir, kernel, fs, NULL);
@@ -385,7 +386,7 @@ void xt_plan_line(FILE *f, const char *build, const char *run_dir, const char *k
 int xt_unit_run(const struct xt_run *run, const char *run_dir, const char *kernel, const char *fs, json_t *tests,
 		int *failed)
 {
-	char path[1300], why[512];
+	char path[PATH_MAX], why[512];
 	struct unit *u = calloc(1, sizeof(*u));
 	json_t *doc, *t;
 	size_t k;
