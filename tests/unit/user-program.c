@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <elf.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,7 +178,7 @@ int main(void)
 
 	put("a.c", "int a(void) { return 1; }\n", 0644);
 	{
-		char two[1100];
+		char two[2 * PATH_MAX];	/* two paths */
 
 		snprintf(two, sizeof(two), "%s %s", in("w.sh"), in("a.c"));
 		rc = build(two, in("two.out"), NULL);
@@ -197,7 +198,7 @@ int main(void)
 			"int main() { std::printf(\"%d\\n\", half(84)); return 0; }\n",
 	    0644);
 	{
-		char two[1100];
+		char two[2 * PATH_MAX];	/* two paths */
 
 		snprintf(two, sizeof(two), "%s %s", in("half.c"), in("main.cpp"));
 		rc = build(two, in("mixed"), NULL);
