@@ -19,6 +19,7 @@
 #include "../lib/child.h"
 #include "../lib/filesystems.h"
 #include "../lib/names.h"
+#include "../lib/rundir.h"
 #include "../vm/runinfo.h"
 #include "../workloads/pmem_map.h"
 
@@ -178,6 +179,7 @@ int bench_parse(struct bench *b, int argc, char **argv, const char *cmd)
 	};
 	const char *kernels = "6.1-stock 6.1-aware", *fss = fs_defaults("bench"), *modes = "shared sync aware sync+aware";
 	const char *jobs = "workloads/jobs/*.fio", *results = "results/runs", *id = NULL;
+	char why[512];
 	struct bench_list pats;
 	int c, i, k;
 	glob_t g;
@@ -281,7 +283,10 @@ int bench_parse(struct bench *b, int argc, char **argv, const char *cmd)
 
 		strftime(b->run_id, sizeof(b->run_id), "%Y%m%d-%H%M%S", localtime(&t));
 	}
-	snprintf(b->run_dir, sizeof(b->run_dir), "%s/%s", results, b->run_id);
+	if (run_dir_name(b->run_dir, sizeof(b->run_dir), results, b->run_id, why, sizeof(why)) < 0) {
+		fprintf(stderr, "%s: %s\n", cmd, why);
+		return -1;
+	}
 	return 0;
 }
 

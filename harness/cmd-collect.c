@@ -9,8 +9,10 @@
  * (and, for a crashtest, every verdict as expected; for xfstests, no
  * regression), 1 when some are missing (or not so), 2 when there is no run.
  */
+#include <limits.h>
 #include <stdio.h>
 
+#include "../lib/rundir.h"
 #include "builtin.h"
 #include "run_kinds.h"
 
@@ -18,6 +20,7 @@ int cmd_collect(int argc, char **argv)
 {
 	const struct run_kind *k;
 	json_t *run;
+	char dir[PATH_MAX], why[512];
 	int rc;
 
 	if (argc == 2 && is_help_arg(argv[1])) {
@@ -27,6 +30,11 @@ int cmd_collect(int argc, char **argv)
 	}
 	if (argc != 2) {
 		fprintf(stderr, "usage: pmem-harness collect RUN_DIR\n");
+		return 2;
+	}
+	/* What the run makes under it must still fit (run_dir_name()). */
+	if (run_dir_name(dir, sizeof(dir), argv[1], NULL, why, sizeof(why)) < 0) {
+		fprintf(stderr, "collect: %s\n", why);
 		return 2;
 	}
 	k = run_kind_of(argv[1], &run);

@@ -348,7 +348,10 @@ int cmd_crashbench(int argc, char **argv)
 
 		strftime(run_id, sizeof(run_id), "%Y%m%d-%H%M%S-crashbench", localtime(&t));
 	}
-	snprintf(run_dir, sizeof(run_dir), "%s/%s", results, run_id);
+	if (run_dir_name(run_dir, sizeof(run_dir), results, run_id, why, sizeof(why)) < 0) {
+		fprintf(stderr, "crashbench: %s\n", why);
+		return 2;
+	}
 	snprintf(path, sizeof(path), "%s/run.json", run_dir);
 	if (!access(path, F_OK)) {
 		fprintf(stderr, "crashbench: run %s exists: give another --run-id\n", run_id);

@@ -312,7 +312,10 @@ static int open_run(struct crashtest *t)
 
 		strftime(o->run_id, sizeof(o->run_id), "%Y%m%d-%H%M%S-crash", localtime(&now));
 	}
-	snprintf(o->run_dir, sizeof(o->run_dir), "%s/%s", t->results, o->run_id);
+	if (run_dir_name(o->run_dir, sizeof(o->run_dir), t->results, o->run_id, why, sizeof(why)) < 0) {
+		fprintf(stderr, "crashtest: %s\n", why);
+		return 2;
+	}
 	snprintf(path, sizeof(path), "%s/run.json", o->run_dir);
 	if (!o->resume && !access(path, F_OK)) {
 		fprintf(stderr, "crashtest: run %s exists: give another --run-id, or --resume %s to finish it\n",

@@ -6,8 +6,10 @@
  * only its own directory, and one that is done is not run again, so a
  * scheduler may retry a line safely.
  */
+#include <limits.h>
 #include <stdio.h>
 
+#include "../lib/rundir.h"
 #include "builtin.h"
 #include "run_kinds.h"
 
@@ -15,6 +17,7 @@ int cmd_unit(int argc, char **argv)
 {
 	const struct run_kind *k;
 	json_t *run;
+	char dir[PATH_MAX], why[512];
 	int rc;
 
 	if (argc == 2 && is_help_arg(argv[1])) {
@@ -26,6 +29,11 @@ int cmd_unit(int argc, char **argv)
 	}
 	if (argc < 2) {
 		fprintf(stderr, "usage: pmem-harness unit RUN_DIR ... (a line of the run's plan.txt)\n");
+		return 2;
+	}
+	/* What the run makes under it must still fit (run_dir_name()). */
+	if (run_dir_name(dir, sizeof(dir), argv[1], NULL, why, sizeof(why)) < 0) {
+		fprintf(stderr, "unit: %s\n", why);
 		return 2;
 	}
 	k = run_kind_of(argv[1], &run);

@@ -195,7 +195,10 @@ static int setup(struct xt_setup *s, int argc, char **argv)
 
 		strftime(s->run_id, sizeof(s->run_id), "%Y%m%d-%H%M%S-xfstests", localtime(&t));
 	}
-	snprintf(s->run_dir, sizeof(s->run_dir), "%s/%s", results, s->run_id);
+	if (run_dir_name(s->run_dir, sizeof(s->run_dir), results, s->run_id, why, sizeof(why)) < 0) {
+		fprintf(stderr, "xfstests: %s\n", why);
+		return 2;
+	}
 	snprintf(path, sizeof(path), "%s/run.json", s->run_dir);
 	if (!access(path, F_OK)) {
 		fprintf(stderr, "xfstests: run %s exists: give another --run-id\n", s->run_id);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "series.h"
+#include "../lib/rundir.h"
 
 json_t *json_path(json_t *o, const char *path)
 {
@@ -230,7 +231,10 @@ int run_load(const char *dir, struct run *r)
 	json_error_t err;
 
 	memset(r, 0, sizeof(*r));
-	snprintf(r->dir, sizeof(r->dir), "%s", dir);
+	if (run_dir_name(r->dir, sizeof(r->dir), dir, NULL, path, sizeof(path)) < 0) {
+		fprintf(stderr, "%s\n", path);
+		return -1;
+	}
 	snprintf(path, sizeof(path), "%s/run.json", dir);
 	r->info = json_load_file(path, 0, &err);
 	if (!r->info) {
