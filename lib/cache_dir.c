@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -6,7 +7,7 @@
 
 const char *cache_dir(void)
 {
-	static char dir[4096];
+	static char dir[PATH_MAX];
 	const char *c = getenv("PMEM_CACHE"), *x = getenv("XDG_CACHE_HOME");
 
 	if (c)

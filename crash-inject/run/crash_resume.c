@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,7 +27,7 @@ static const char *first_difference(const json_t *was, const json_t *now)
 
 int crash_resume_open(const char *run_dir, const char *run_id, const json_t *options, struct crash_resume *r)
 {
-	char path[4200];
+	char path[PATH_MAX];
 	json_t *run, *summary, *was;
 	const char *diff;
 
