@@ -25,6 +25,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,7 +179,7 @@ static void log_head(const char *path, char *head, size_t max, char *assertion, 
 static void recover(const struct target *t, const char *acked, FILE *out)
 {
 	const char *env = getenv("PMEM_RECOVER_TIMEOUT");
-	char dir[4096], head[1024], assertion[320];
+	char dir[PATH_MAX], head[1024], assertion[320];
 	int timed_out, status;
 
 	snprintf(dir, sizeof(dir), "%s/crash", t->mnt);
@@ -216,7 +217,7 @@ static int is_pool(const char *path)
  * not its objects. */
 static void check_pools(const struct target *t, FILE *out)
 {
-	char dir[4096], path[4400];
+	char dir[PATH_MAX], path[PATH_MAX];
 	const char *sep = "";
 	struct dirent *e;
 	struct stat sb;
@@ -230,8 +231,8 @@ static void check_pools(const struct target *t, FILE *out)
 		char *argv[] = { "pmempool", "check", path, NULL };
 		int timed_out;
 
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (e->d_name[0] == '.' || lstat(path, &sb) < 0 || !S_ISREG(sb.st_mode) || !is_pool(path))
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path) ||
+		    e->d_name[0] == '.' || lstat(path, &sb) < 0 || !S_ISREG(sb.st_mode) || !is_pool(path))
 			continue;
 		fprintf(out, "%s{\"file\":", sep);
 		json_put_string(out, e->d_name);
@@ -248,7 +249,7 @@ static void check_pools(const struct target *t, FILE *out)
  * crash file's slots ("files"). */
 static void verify(const struct target *t, const char *bs, const char *acked, char *files, FILE *out)
 {
-	char path[4096], *f, *save;
+	char path[PATH_MAX], *f, *save;
 	const char *sep = "";
 
 	if (t->check) {
