@@ -211,7 +211,7 @@ UNIT_SRC_job-parse     := $(filter-out workloads/writer.c,$(WRITER_SRC))
 UNIT_LIBS_job-parse    := -ljansson -linih -lpmem -lm
 UNIT_SRC_noise         := results/stats.c
 UNIT_LIBS_noise        := -lm
-UNIT_SRC_adr-model     := crash-inject/model/adr.c crash-inject/image.c lib/diskfull.c
+UNIT_SRC_adr-model     := crash-inject/model/adr.c crash-inject/image.c lib/diskfull.c lib/error.c
 UNIT_LIBS_adr-model    := -lxxhash
 # With the guest's writer of a file's entry, read back by the loader.
 UNIT_SRC_judge-parse   := crash-inject/judge/judge.c workloads/record_verify.c workloads/json_out.c workloads/record.c
@@ -230,13 +230,13 @@ UNIT_SRC_check-block   := crash-inject/judge/check_block.c crash-inject/judge/ju
 UNIT_LIBS_check-block  := -ljansson
 UNIT_SRC_record-crc    := workloads/record.c
 UNIT_SRC_user-program  := crash-inject/run/user_program.c lib/make_vars.c lib/child.c lib/rundir.c crash-inject/image.c \
-			  lib/diskfull.c
+			  lib/diskfull.c lib/error.c
 UNIT_LIBS_user-program := -lxxhash
 UNIT_SRC_program-line  := crash-inject/run/program_line.c lib/shell_word.c
 UNIT_SRC_xfstests-doc  := results/xfstests.c results/table.c
 UNIT_LIBS_xfstests-doc := -ljansson -lm
 UNIT_SRC_filesystems   := lib/filesystems.c
-UNIT_SRC_run-error     := lib/error.c
+UNIT_SRC_run-error     := lib/error.c lib/diskfull.c
 
 define unit_rule
 $(BUILD_DIR)/tests/unit-$(1): tests/unit/$(1).c $(UNIT_SRC_$(1))

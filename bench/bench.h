@@ -23,6 +23,8 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "../lib/error.h"
+
 #define BENCH_MAX_LIST 16
 
 struct bench_list {
@@ -36,7 +38,7 @@ struct bench {
 	const char *build, *accel, *plugin;
 	char run_id[64], run_dir[PATH_MAX];
 	char harness[PATH_MAX];
-	char disk_full[1400];	/* the results disk has no room: the run stops */
+	struct run_error disk_full;	/* the results disk has no room: the run stops */
 };
 
 /* Every unit of b: repetition by repetition, each kernel on each filesystem. */

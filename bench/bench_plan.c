@@ -40,11 +40,11 @@ void bench_say_disk_full(const struct bench *b, const char *where, int resumable
 		globfree(&g);
 	}
 	if (!resumable) {
-		fprintf(stderr, "bench: %s stopped: %s; free space, then run bench again\n", where, b->disk_full);
+		fprintf(stderr, "bench: %s stopped: %s; free space, then run bench again\n", where, b->disk_full.context);
 		return;
 	}
 	fprintf(stderr, "bench: %s stopped: %s; the %zu guest%s done before %s kept (%s/units); free space, then finish the run with --resume %s (make bench RESUME=%s)\n",
-		where, b->disk_full, kept, kept == 1 ? "" : "s", kept == 1 ? "is" : "are", b->run_dir,
+		where, b->disk_full.context, kept, kept == 1 ? "" : "s", kept == 1 ? "is" : "are", b->run_dir,
 		b->run_id, b->run_id);
 }
 
@@ -156,7 +156,7 @@ int bench_plan(struct bench *b, int *exit_status)
 			fprintf(stderr, "bench: %s\n", why);
 			return -1;
 		}
-		disk_full_writing(b->disk_full, sizeof(b->disk_full), b->run_dir, path, errno);
+		disk_full_writing(&b->disk_full, b->run_dir, path, errno);
 		snprintf(why, sizeof(why), "run %s", b->run_id);
 		bench_say_disk_full(b, why, b->resume);
 		return -1;

@@ -114,13 +114,13 @@ static int room_for_unit(struct bench *b, const char *fs, const char *after)
 	if (disk_free(b->run_dir, &avail, &inodes) < 0)
 		return 1;
 	if (inodes < UNIT_INODES)
-		snprintf(b->disk_full, sizeof(b->disk_full),
-			 "the disk under %s is full: %s%llu inodes free, and a guest needs %d (its logs and results)",
-			 b->run_dir, after, inodes, UNIT_INODES);
+		run_error_set(&b->disk_full, ENOSPC,
+			      "the disk under %s is full: %s%llu inodes free, and a guest needs %d (its logs and results)",
+			      b->run_dir, after, inodes, UNIT_INODES);
 	else if (avail < need)
-		snprintf(b->disk_full, sizeof(b->disk_full),
-			 "the disk under %s is full: %s%lld MiB free, and a guest needs %lld MiB (its copy of the golden image, what it writes there, its logs and results)",
-			 b->run_dir, after, (long long)(avail >> 20), (long long)((need + (1 << 20) - 1) >> 20));
+		run_error_set(&b->disk_full, ENOSPC,
+			      "the disk under %s is full: %s%lld MiB free, and a guest needs %lld MiB (its copy of the golden image, what it writes there, its logs and results)",
+			      b->run_dir, after, (long long)(avail >> 20), (long long)((need + (1 << 20) - 1) >> 20));
 	else
 		return 1;
 	return 0;
@@ -186,7 +186,7 @@ int bench_run_unit(struct bench *b, const char *kernel, const char *fs, int rep)
 		return -1;
 	if (run_dir_make(dir, path, sizeof(path)) < 0) {
 		if (disk_full_errno(errno))
-			snprintf(b->disk_full, sizeof(b->disk_full), "the disk under %s is full: %s", b->run_dir, path);
+			run_error_set(&b->disk_full, errno, "the disk under %s is full: %s", b->run_dir, path);
 		else
 			fprintf(stderr, "bench: %s\n", path);
 		return -1;
@@ -197,7 +197,7 @@ int bench_run_unit(struct bench *b, const char *kernel, const char *fs, int rep)
 	rc = !f || fputs(script, f) < 0;
 	if ((f && fclose(f)) || rc) {
 		if (disk_full_errno(errno))
-			disk_full_writing(b->disk_full, sizeof(b->disk_full), b->run_dir, script_path, errno);
+			disk_full_writing(&b->disk_full, b->run_dir, script_path, errno);
 		else
 			fprintf(stderr, "bench: cannot write %s: %s\n", script_path, strerror(errno));
 		free(script);
@@ -239,7 +239,7 @@ int bench_run_unit(struct bench *b, const char *kernel, const char *fs, int rep)
 	snprintf(path, sizeof(path), "%s/unit.json", dir);
 	rc = json_write_atomic_why(path, unit, why, sizeof(why));
 	if (rc < 0 && disk_full_errno(errno))
-		disk_full_writing(b->disk_full, sizeof(b->disk_full), b->run_dir, path, errno);
+		disk_full_writing(&b->disk_full, b->run_dir, path, errno);
 	else if (rc < 0)
 		fprintf(stderr, "bench: %s\n", why);
 	json_decref(unit);

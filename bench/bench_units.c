@@ -64,7 +64,7 @@ int bench_unit_main(const char *run_dir, json_t *run, char **w)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (bench_run_unit(&b, w[0], w[1], (int)rep) < 0) {
-		if (!b.disk_full[0])
+		if (!b.disk_full.code)
 			return 1;
 		snprintf(where, sizeof(where), "%s/%s rep %ld", w[0], w[1], rep);
 		bench_say_disk_full(&b, where, 1);

@@ -66,13 +66,13 @@ static int rebuild_cells(struct bench *b)
 {
 	char why[1200];
 
-	if (!b->disk_full[0] && bench_cells_write(b->run_dir, why, sizeof(why)) < 0) {
+	if (!b->disk_full.code && bench_cells_write(b->run_dir, why, sizeof(why)) < 0) {
 		if (disk_full_errno(errno))
-			disk_full_writing(b->disk_full, sizeof(b->disk_full), b->run_dir, "the cell documents", errno);
+			disk_full_writing(&b->disk_full, b->run_dir, "the cell documents", errno);
 		else
 			fprintf(stderr, "bench: %s\n", why);
 	}
-	return b->disk_full[0] ? -1 : 0;
+	return b->disk_full.code ? -1 : 0;
 }
 
 static void say_progress(int done, int n, const struct unit_ref *u, double t0, double unit_time, int guests)
@@ -98,7 +98,7 @@ static int run_units(struct bench *b, struct unit_ref *u, int n, double t0)
 
 	for (;;) {
 		/* Start units while there is room and no full disk. */
-		while (running < b->guests && next < n && !b->disk_full[0]) {
+		while (running < b->guests && next < n && !b->disk_full.code) {
 			struct unit_ref *v = &u[next++];
 
 			bench_unit_dir(b, v->kernel, v->fs, v->rep, dir, sizeof(dir));
@@ -152,16 +152,15 @@ static int run_units(struct bench *b, struct unit_ref *u, int n, double t0)
 		done++;
 		u[i].pid = 0;
 		unit_time = unit_time ? 0.7 * unit_time + 0.3 * (now_s() - u[i].t0) : now_s() - u[i].t0;
-		if (child_exit_status(status) == UNIT_EXIT_DISK_FULL && !b->disk_full[0])
-			snprintf(b->disk_full, sizeof(b->disk_full), "the disk under %s is full (the unit's line above)",
-				 b->run_dir);
+		if (child_exit_status(status) == UNIT_EXIT_DISK_FULL && !b->disk_full.code)
+			run_error_set(&b->disk_full, ENOSPC, "the disk under %s is full (the unit's line above)", b->run_dir);
 		else if (child_exit_status(status) != 0)
 			failed++;
 		if (rebuild_cells(b) < 0)
 			continue;	/* the others finish; nothing more starts */
 		say_progress(done, n, &u[i], t0, unit_time, b->guests);
 	}
-	if (b->disk_full[0]) {
+	if (b->disk_full.code) {
 		bench_say_disk_full(b, "bench", 1);
 		return -1;
 	}

@@ -478,9 +478,9 @@ static int program_row_begin(struct crashtest *t, const struct scenario *sc, con
 static int run_one(struct crashtest *t, const struct scenario *sc, const char *fs)
 {
 	const struct crash_options *o = &t->opt;
-	char path[PATH_MAX], user[PATH_MAX], where[200], why[1400];
+	char path[PATH_MAX], user[PATH_MAX], where[200];
+	struct run_error err;
 	json_t *row;
-	int full;
 
 	if (o->resume && (row = crash_resume_row(&t->done, sc->name, fs))) {
 		fprintf(stderr, "crashtest: %s on %s: judged before the interruption, kept\n", sc->name, fs);
@@ -508,8 +508,8 @@ static int run_one(struct crashtest *t, const struct scenario *sc, const char *f
 	if (!o->program)
 		t->st.program = NULL, t->st.row_checker = NULL;
 	snprintf(where, sizeof(where), "%s on %s", sc->name, fs);
-	if (!row && t->st.disk_full[0]) {
-		crash_say_stopped(o, where, t->st.disk_full, 1, t->held, 0);
+	if (!row && t->st.disk_full.code) {
+		crash_say_stopped(o, where, &t->st.disk_full, t->held, 0);
 		return -1;
 	}
 	if (!row) {
@@ -519,8 +519,8 @@ static int run_one(struct crashtest *t, const struct scenario *sc, const char *f
 	json_array_append_new(t->rows, row);
 	/* A consistent partial summary after every scenario; the scenario is
 	 * judged once its row is saved, and not before. */
-	if (crash_summary_partial(o, t->rows, why, sizeof(why), &full) < 0) {
-		crash_say_stopped(o, where, why, full, t->held, 0);
+	if (crash_summary_partial(o, t->rows, &err) < 0) {
+		crash_say_stopped(o, where, &err, t->held, 0);
 		return -1;
 	}
 	t->held = json_array_size(t->rows);
@@ -787,9 +787,9 @@ int crashtest_unit(const char *run_dir, json_t *run, const char *scenario, const
 	row = crash_scenario_run(&t.st, sc, fs);
 	if (t.st.pool)
 		checker_pool_stop(t.st.pool, &guests, &boot_s);
-	if (!row && t.st.disk_full[0]) {
+	if (!row && t.st.disk_full.code) {
 		fprintf(stderr, "unit: %s on %s stopped: %s; free space, then run the line again\n", scenario, fs,
-			t.st.disk_full);
+			t.st.disk_full.context);
 		rc = UNIT_EXIT_DISK_FULL;
 		goto out;
 	}

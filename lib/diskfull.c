@@ -24,7 +24,7 @@ int disk_free(const char *dir, off_t *bytes, unsigned long long *inodes)
 	return 0;
 }
 
-void disk_full_writing(char *buf, size_t len, const char *dir, const char *what, int err)
+void disk_full_writing(struct run_error *e, const char *dir, const char *what, int err)
 {
-	snprintf(buf, len, "the disk under %s is full: writing %s failed: %s", dir, what, strerror(err));
+	run_error_set(e, err, "the disk under %s is full: writing %s failed: %s", dir, what, strerror(err));
 }

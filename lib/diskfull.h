@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "error.h"
+
 /* A planned unit's exit status when the results disk is full (collect and
  * schedule.sh tell it from a failure). */
 #define UNIT_EXIT_DISK_FULL 3
@@ -25,7 +27,7 @@ int disk_full_errno(int err);
  */
 int disk_free(const char *dir, off_t *bytes, unsigned long long *inodes);
 
-/* "the disk under DIR is full: writing WHAT failed: <strerror(err)>" */
-void disk_full_writing(char *buf, size_t len, const char *dir, const char *what, int err);
+/* e: err, and "the disk under DIR is full: writing WHAT failed: <strerror(err)>" */
+void disk_full_writing(struct run_error *e, const char *dir, const char *what, int err);
 
 #endif

@@ -343,8 +343,8 @@ static int hand_over(struct checker_pool *p, struct share *s, size_t i)
 	if (set->write_image(set->ctx, i, s->nvdimm) < 0) {
 		/* A full disk is the host's fault, not the image's. */
 		if (errno == ENOSPC || errno == EDQUOT)
-			snprintf(set->disk_full, sizeof(set->disk_full), "writing image %zu into the checker's %s failed: %s",
-				 i, s->nvdimm, strerror(errno));
+			run_error_set(&set->disk_full, errno, "writing image %zu into the checker's %s failed: %s",
+				      i, s->nvdimm, strerror(errno));
 		else
 			it->verdict = failure("could not write the image into the checker");
 		return -1;
@@ -367,10 +367,10 @@ static void serve(struct checker_pool *p, struct share *s)
 {
 	struct check_set *set = p->set;
 
-	while (set && !set->disk_full[0] && p->nretry)
+	while (set && !set->disk_full.code && p->nretry)
 		if (hand_over(p, s, p->retry[--p->nretry]) == 0)
 			return;
-	for (; set && !set->disk_full[0] && p->next < set->nitems; p->next++) {
+	for (; set && !set->disk_full.code && p->next < set->nitems; p->next++) {
 		struct check_item *it = &set->items[p->next];
 
 		if (it->same_as >= 0 || it->verdict)
@@ -496,7 +496,7 @@ void checker_pool_check(struct checker_pool *p, struct check_set *s)
 			fds[k] = (struct pollfd){ .fd = p->shares[k].fd, .events = POLLIN };
 			alive += p->shares[k].fd >= 0;
 		}
-		if (!alive || (!p->outstanding && (s->disk_full[0] || (!p->nretry && p->next >= s->nitems))))
+		if (!alive || (!p->outstanding && (s->disk_full.code || (!p->nretry && p->next >= s->nitems))))
 			break;
 		if (poll(fds, p->n, 1000) < 0 && errno != EINTR)
 			break;

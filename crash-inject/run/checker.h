@@ -23,6 +23,7 @@
 
 #include "../judge/check_phases.h"
 #include "../judge/judge.h"
+#include "../../lib/error.h"
 
 #define CHECK_MAX_PARALLEL 8
 
@@ -52,7 +53,7 @@ struct check_set {
 	/* Set by the pool when the disk under the checkers' NVDIMM files is
 	 * full: no item is handed out after it, and the items not judged keep
 	 * verdict NULL (the image is not to blame). */
-	char disk_full[512];
+	struct run_error disk_full;
 };
 
 struct checker_options {

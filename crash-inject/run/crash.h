@@ -25,6 +25,7 @@
 #include "../model/adr.h"
 #include "scenario.h"
 #include "checker.h"
+#include "../../lib/error.h"
 #include "../../vm/vm.h"
 
 #define MAX_IMAGES 4000
@@ -112,7 +113,7 @@ struct crash_scenario_state {
 	int done;		/* the guest said "done": the last image is taken */
 	/* why it stopped early, one line each ("": it did not) */
 	char protocol_error[320];	/* the first line refused, and why */
-	char disk_full[1400];	/* the results disk has no room: the run stops */
+	struct run_error disk_full;	/* the results disk has no room: the run stops */
 	char log_error[1200];	/* acks.log could not be written otherwise */
 	/* the ADR model of the writer guest */
 	struct adr_model model;
@@ -215,16 +216,17 @@ json_t *crash_run_options(const struct crash_options *o);
 /* Write run.json: 0, or the exit status the command stops with (said). */
 int crash_run_record(const struct crash_options *o, const char *accel_reason, json_t *options);
 /* Save summary.json with the rows judged so far, not complete: 0, or -1
- * with one line in why and *full set when the disk is full. */
-int crash_summary_partial(const struct crash_options *o, json_t *rows, char *why, size_t len, int *full);
+ * with err set (a full disk: ENOSPC or EDQUOT). */
+int crash_summary_partial(const struct crash_options *o, json_t *rows, struct run_error *err);
 /*
- * The one line a run stops with when its results cannot be saved: why,
- * what the summary on disk holds (held rows, every one judged; all_judged:
- * every scenario is, but the run is not marked complete), and what to run
- * next. A resume keeps those rows and runs the rest.
+ * The one line a run stops with when its results cannot be saved: err
+ * (free space when the disk is full, else make it writable), what the
+ * summary on disk holds (held rows, every one judged; all_judged: every
+ * scenario is, but the run is not marked complete), and what to run next.
+ * A resume keeps those rows and runs the rest.
  */
-void crash_say_stopped(const struct crash_options *o, const char *where, const char *why, int disk_full,
-		       size_t held, int all_judged);
+void crash_say_stopped(const struct crash_options *o, const char *where, const struct run_error *err, size_t held,
+		       int all_judged);
 /*
  * The complete summary.json, then the verdict tables and totals on stdout;
  * returns the command's exit status. seconds: the run's time (in-process: its

@@ -20,9 +20,10 @@ int crash_collect(const char *run_dir, json_t *run)
 	struct crash_options o = { .run_dir = "" };
 	json_t *units = json_object_get(json_object_get(run, "plan"), "units"), *rows, *u, *doc, *c;
 	const char *id = json_string_value(json_object_get(run, "run_id")), *sc, *fs;
-	char dir[PATH_MAX], why[1400];
+	char dir[PATH_MAX];
+	struct run_error err;
 	double seconds = 0, boot_s = 0;
-	int missing = 0, guests = 0, full, rc;
+	int missing = 0, guests = 0, rc;
 	size_t i;
 
 	if (!json_is_array(units) || !id || !name_is_safe(id, sizeof(o.run_id))) {
@@ -63,9 +64,9 @@ int crash_collect(const char *run_dir, json_t *run)
 		json_decref(doc);
 	}
 	if (missing) {
-		rc = crash_summary_partial(&o, rows, why, sizeof(why), &full) < 0 ? 2 : 1;
+		rc = crash_summary_partial(&o, rows, &err) < 0 ? 2 : 1;
 		if (rc == 2)
-			fprintf(stderr, "collect: %s\n", why);
+			fprintf(stderr, "collect: %s\n", err.context);
 		fprintf(stderr, "collect: %zu of %zu units done; %s/crash/summary.json holds their rows, not complete\n",
 			json_array_size(rows), json_array_size(units), run_dir);
 		json_decref(rows);

@@ -7,6 +7,7 @@
  * it and DISK_RESERVE besides.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +44,10 @@ int crash_room_for(struct crash_scenario_state *st, off_t need)
 
 	if (avail < 0 || avail >= need + DISK_RESERVE)
 		return 1;
-	snprintf(st->disk_full, sizeof(st->disk_full),
-		 "the disk under %s is full: %lld MiB free, and %lld MiB are needed (the next image, %lld MiB, and %lld MiB kept for the results)",
-		 st->dir, (long long)(avail >> 20), (long long)((need + DISK_RESERVE) >> 20), (long long)(need >> 20),
-		 (long long)(DISK_RESERVE >> 20));
+	run_error_set(&st->disk_full, ENOSPC,
+		      "the disk under %s is full: %lld MiB free, and %lld MiB are needed (the next image, %lld MiB, and %lld MiB kept for the results)",
+		      st->dir, (long long)(avail >> 20), (long long)((need + DISK_RESERVE) >> 20), (long long)(need >> 20),
+		      (long long)(DISK_RESERVE >> 20));
 	return 0;
 }
 

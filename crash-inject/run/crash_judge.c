@@ -428,8 +428,7 @@ static int judge_image(struct crash_scenario_state *st, const struct scenario *s
 	snprintf(path, sizeof(path), "%s/image-%03zu.json", st->dir, i);
 	if (json_write_atomic_why(path, chk->verdict, why, sizeof(why)) < 0) {
 		if (disk_full_errno(errno)) {
-			snprintf(st->disk_full, sizeof(st->disk_full), "the disk under %s is full: writing %s failed",
-				 st->dir, path);
+			run_error_set(&st->disk_full, errno, "the disk under %s is full: writing %s failed", st->dir, path);
 			return -1;
 		}
 		fprintf(stderr, "crashtest: %s\n", why);

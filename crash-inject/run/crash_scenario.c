@@ -24,7 +24,7 @@ static int scenario_dir(struct crash_scenario_state *st, const struct scenario *
 	snprintf(path, sizeof(path), "%s/images", st->dir);
 	if (run_dir_make(st->dir, why, sizeof(why)) < 0 || run_dir_make(path, why, sizeof(why)) < 0) {
 		if (disk_full_errno(errno))
-			snprintf(st->disk_full, sizeof(st->disk_full), "the disk under %s is full: %s", run_dir, why);
+			run_error_set(&st->disk_full, errno, "the disk under %s is full: %s", run_dir, why);
 		else
 			fprintf(stderr, "crashtest: %s\n", why);
 		return -1;
@@ -62,13 +62,14 @@ static int check_images(struct crash_scenario_state *st, const char *fs, double 
 	 * one's NVDIMM, or its QEMU's SIGBUS on the mapped file), not the
 	 * images: the scenario is not judged, and a resume runs it again. */
 	free_after = crash_free_bytes(st->dir);
-	if (check.disk_full[0])
-		snprintf(st->disk_full, sizeof(st->disk_full), "the disk under %s is full: %s", st->dir, check.disk_full);
+	if (check.disk_full.code)
+		run_error_set(&st->disk_full, check.disk_full.code, "the disk under %s is full: %s", st->dir,
+			      check.disk_full.context);
 	else if (free_after >= 0 && free_after < DISK_RESERVE)
-		snprintf(st->disk_full, sizeof(st->disk_full),
-			 "the disk under %s is full: %lld MiB free after the checkers ran, less than the %lld MiB kept for the results",
-			 st->dir, (long long)(free_after >> 20), (long long)(DISK_RESERVE >> 20));
-	return st->disk_full[0] ? -1 : 0;
+		run_error_set(&st->disk_full, ENOSPC,
+			      "the disk under %s is full: %lld MiB free after the checkers ran, less than the %lld MiB kept for the results",
+			      st->dir, (long long)(free_after >> 20), (long long)(DISK_RESERVE >> 20));
+	return st->disk_full.code ? -1 : 0;
 }
 
 json_t *crash_scenario_run(struct crash_scenario_state *st, const struct scenario *sc, const char *fs)
@@ -86,7 +87,7 @@ json_t *crash_scenario_run(struct crash_scenario_state *st, const struct scenari
 	if (st->log_error[0])
 		fprintf(stderr, "crashtest: %s/%s: %s; stopped the writer at %zu acks, and its images are not judged\n",
 			sc->name, fs, st->log_error, st->nacks);
-	if (st->disk_full[0] || st->log_error[0]) {
+	if (st->disk_full.code || st->log_error[0]) {
 		crash_images_drop(st);
 		return NULL;
 	}

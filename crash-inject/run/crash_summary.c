@@ -111,6 +111,7 @@ int crash_run_record(const struct crash_options *o, const char *accel_reason, js
 				run_kernel_info(o->build, o->kernel) ?: json_null(), "filesystems",
 				"accel", "name", o->accel, "reason", accel_reason);
 	char *list = strdup(o->filesystems), *fs, *sv, path[PATH_MAX], why[1400];
+	struct run_error stop;
 
 	for (fs = strtok_r(list, " ,", &sv); fs; fs = strtok_r(NULL, " ,", &sv))
 		json_array_append_new(json_object_get(doc, "filesystems"), json_string(fs));
@@ -128,54 +129,53 @@ int crash_run_record(const struct crash_options *o, const char *accel_reason, js
 		}
 		/* Without run.json there is nothing to resume: no run is
 		 * left behind, and the same command starts it again. */
-		disk_full_writing(why, sizeof(why), o->run_dir, path, err);
+		disk_full_writing(&stop, o->run_dir, path, err);
 		snprintf(path, sizeof(path), "%s/crash", o->run_dir);
 		rmdir(path);
 		rmdir(o->run_dir);
 		fprintf(stderr, "crashtest: run %s stopped: %s; no scenario has run; free space, then run the same command again\n",
-			o->run_id, why);
+			o->run_id, stop.context);
 		return 1;
 	}
 	json_decref(doc);
 	return 0;
 }
 
-/*
- * Save the run's summary: 0, or -1 with one line in why and *full set when
- * the disk is full.
- */
-static int save_summary(const char *run_dir, json_t *doc, char *why, size_t len, int *full)
+/* Save the run's summary: 0, or -1 with err set (a full disk: ENOSPC or EDQUOT). */
+static int save_summary(const char *run_dir, json_t *doc, struct run_error *err)
 {
-	char path[PATH_MAX], dir[PATH_MAX];
+	char path[PATH_MAX], dir[PATH_MAX], why[1400];
+	int code;
 
 	snprintf(path, sizeof(path), "%s/crash/summary.json", run_dir);
-	*full = 0;
-	if (!json_write_atomic_why(path, doc, why, len))
+	if (!json_write_atomic_why(path, doc, why, sizeof(why)))
 		return 0;
-	*full = disk_full_errno(errno);
-	if (*full) {
+	code = errno ? errno : EIO;
+	if (disk_full_errno(code)) {
 		snprintf(dir, sizeof(dir), "%s/crash", run_dir);
-		disk_full_writing(why, len, dir, path, errno);
+		disk_full_writing(err, dir, path, code);
+	} else {
+		run_error_set(err, code, "%s", why);
 	}
 	return -1;
 }
 
-int crash_summary_partial(const struct crash_options *o, json_t *rows, char *why, size_t len, int *full)
+int crash_summary_partial(const struct crash_options *o, json_t *rows, struct run_error *err)
 {
 	json_t *doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:b}", "schema", 1, "run_id", o->run_id, "accel", o->accel,
 				"kernel", o->kernel, "scenarios", rows, "complete", 0);
-	int rc = save_summary(o->run_dir, doc, why, len, full);
+	int rc = save_summary(o->run_dir, doc, err);
 
 	json_decref(doc);
 	return rc;
 }
 
-void crash_say_stopped(const struct crash_options *o, const char *where, const char *why, int disk_full,
-		       size_t held, int all_judged)
+void crash_say_stopped(const struct crash_options *o, const char *where, const struct run_error *err, size_t held,
+		       int all_judged)
 {
 	fprintf(stderr, "crashtest: %s stopped: %s; the summary holds the %zu scenario%s judged %s (%s/crash/summary.json); %s, then finish the run with --resume %s (make crashtest RESUME=%s)\n",
-		where, why, held, held == 1 ? "" : "s", all_judged ? "so far, the run not marked complete" : "before",
-		o->run_dir, disk_full ? "free space" : "make it writable", o->run_id, o->run_id);
+		where, err->context, held, held == 1 ? "" : "s", all_judged ? "so far, the run not marked complete" : "before",
+		o->run_dir, disk_full_errno(err->code) ? "free space" : "make it writable", o->run_id, o->run_id);
 }
 
 int crash_summary_finish(const struct crash_options *o, json_t *rows, double seconds, int guests, double boot_s,
@@ -183,8 +183,9 @@ int crash_summary_finish(const struct crash_options *o, json_t *rows, double sec
 {
 	long long images = 0, twins = 0;
 	double check_s = 0;
-	char why[1400], where[200];
-	int unexpected = 0, rc, full;
+	struct run_error err;
+	char where[200];
+	int unexpected = 0, rc;
 	size_t k;
 	json_t *row, *doc;
 
@@ -206,13 +207,13 @@ int crash_summary_finish(const struct crash_options *o, json_t *rows, double sec
 			o->checkers, "guests", guests, "boot_seconds", boot_s);
 	if (o->resume)
 		json_object_set_new(doc, "resumed", json_true());
-	rc = save_summary(o->run_dir, doc, why, sizeof(why), &full);
+	rc = save_summary(o->run_dir, doc, &err);
 	json_decref(doc);
 	if (rc < 0) {
 		/* Judged, but not saved as complete: no table or report
 		 * claims it; a resume keeps every row and completes it. */
 		snprintf(where, sizeof(where), "run %s", o->run_id);
-		crash_say_stopped(o, where, why, full, held, 1);
+		crash_say_stopped(o, where, &err, held, 1);
 		return 1;
 	}
 	verdict_table(rows, stdout, TABLE_TEXT);

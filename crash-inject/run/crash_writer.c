@@ -32,7 +32,8 @@ void crash_writer_begin(struct crash_scenario_state *st, const char *platform)
 	st->nacks = st->nimages = st->npoints = 0;
 	st->done = st->base_checked = st->have_last_rec = 0;
 	st->acks_checked = st->acks_unlocated = st->acks_pending = 0;
-	st->model_error[0] = st->protocol_error[0] = st->disk_full[0] = st->log_error[0] = '\0';
+	st->model_error[0] = st->protocol_error[0] = st->log_error[0] = '\0';
+	run_error_clear(&st->disk_full);
 	st->ack_log_len = 0;
 	if (st->printed_log)
 		fclose(st->printed_log);
@@ -63,7 +64,7 @@ static void take_image(struct crash_scenario_state *st, struct vm *vm, const cha
 	struct image *im = crash_image_new(st);
 	int copied;
 
-	if (!im || st->disk_full[0])
+	if (!im || st->disk_full.code)
 		return;
 	snprintf(im->path, sizeof(im->path), "%s/images/%03zu.img", st->dir, st->nimages);
 	if (!paused_already && vm_pause(vm) < 0)
@@ -79,9 +80,11 @@ static void take_image(struct crash_scenario_state *st, struct vm *vm, const cha
 		im->why = why;
 		st->nimages++;
 	} else if (disk_full_errno(errno)) {
+		int err = errno;
+
 		unlink(im->path);
-		snprintf(st->disk_full, sizeof(st->disk_full), "the disk under %s is full: copying image %zu failed",
-			 st->dir, st->nimages);
+		run_error_set(&st->disk_full, err, "the disk under %s is full: copying image %zu failed", st->dir,
+			      st->nimages);
 		vm_kill(vm);
 		return;
 	}
@@ -236,7 +239,7 @@ static void take_point(struct crash_scenario_state *st, struct vm *vm, const cha
 		} else if (disk_full_errno(errno)) {
 			/* No point is dropped without a word: the run stops here,
 			 * as a full disk stops it anywhere else. */
-			disk_full_writing(st->disk_full, sizeof(st->disk_full), st->dir, pt->adr, errno);
+			disk_full_writing(&st->disk_full, st->dir, pt->adr, errno);
 			unlink(pt->adr);
 			vm_kill(vm);
 			return;
@@ -311,7 +314,7 @@ static int log_ack(struct crash_scenario_state *st, struct vm *vm, const struct 
 		st->ack_log_len = -1;
 	snprintf(path, sizeof(path), "%s/acks.log", st->dir);
 	if (disk_full_errno(err))
-		disk_full_writing(st->disk_full, sizeof(st->disk_full), st->dir, path, err);
+		disk_full_writing(&st->disk_full, st->dir, path, err);
 	else
 		snprintf(st->log_error, sizeof(st->log_error), "cannot write %s: %s", path, strerror(err));
 	vm_kill(vm);
@@ -366,7 +369,7 @@ static void blackbox_end(struct crash_scenario_state *st, struct vm *vm, const c
 			take_point(st, vm, "kill", 0);
 		else
 			take_image(st, vm, "kill", 1);
-		if (!st->disk_full[0] && vm_resume(vm) == 0)
+		if (!st->disk_full.code && vm_resume(vm) == 0)
 			vm_reply(vm, "ok\n");
 		return;
 	}
@@ -382,7 +385,7 @@ static void writer_line(void *ctx, struct vm *vm, const char *line)
 	struct ack_rec rec;
 	char why[200];
 
-	if (st->protocol_error[0] || st->disk_full[0] || st->log_error[0] || st->done)
+	if (st->protocol_error[0] || st->disk_full.code || st->log_error[0] || st->done)
 		return;
 	if (!strncmp(line, PRINT_LINE_PREFIX, strlen(PRINT_LINE_PREFIX))) {
 		keep_printed(st, line + strlen(PRINT_LINE_PREFIX));
@@ -465,7 +468,7 @@ static void writer_tick(void *ctx, struct vm *vm)
 {
 	struct crash_scenario_state *st = ctx;
 
-	if (st->disk_full[0] || st->log_error[0])
+	if (st->disk_full.code || st->log_error[0])
 		return;
 	if (is_adr(st) && !st->base_checked)
 		check_nvdimm_base(st, vm);
@@ -536,7 +539,7 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 	st->ack_log = fopen(path, "w");
 	if (!st->ack_log) {
 		if (disk_full_errno(errno))
-			disk_full_writing(st->disk_full, sizeof(st->disk_full), st->dir, path, errno);
+			disk_full_writing(&st->disk_full, st->dir, path, errno);
 		else
 			fprintf(stderr, "crashtest: cannot write %s: %s\n", path, strerror(errno));
 		return -1;
@@ -549,8 +552,8 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 	if (image_copy(golden, nv) < 0) {
 		/* image_copy said why; a full disk stops the run. */
 		if (disk_full_errno(errno))
-			snprintf(st->disk_full, sizeof(st->disk_full),
-				 "the disk under %s is full: copying the writer's NVDIMM failed", st->dir);
+			run_error_set(&st->disk_full, errno, "the disk under %s is full: copying the writer's NVDIMM failed",
+				      st->dir);
 		unlink(nv);
 		fclose(st->ack_log);
 		return -1;
