@@ -521,18 +521,21 @@ build_source() { # tree name key dest
 	flock -u 9
 }
 
-# Ask the kernel itself whether it has MAP_PMEM_AWARE: boot it on the ext4
-# image and map a DAX file with the flag (semantics probe, the first check
-# of tests/guest/semantics.c). Prints true, false, or nothing when it could
-# not ask; the answer is kept with the build.
+# Ask the kernel itself whether it has MAP_PMEM_AWARE: boot it on the image
+# of the quick filesystem (vm-images/filesystems) and map a DAX file with
+# the flag (semantics probe, the first check of tests/guest/semantics.c).
+# Prints true, false, or nothing when it could not ask; the answer is kept
+# with the build.
 probe_aware() { # name dest
-	local name=$1 dest=$2 b job rc
+	local name=$1 dest=$2 b fs job rc
 	b=${PMEM_BUILD:-$top/build}
 	if [ -e "$dest/map_pmem_aware" ]; then
 		cat "$dest/map_pmem_aware"
 		return
 	fi
-	if [ ! -x "$b/pmem-harness" ] || [ ! -e "$b/initramfs.cpio" ] || [ ! -e "$b/images/ext4.img" ]; then
+	fs=
+	[ ! -x "$b/pmem-harness" ] || fs=$("$b/pmem-harness" filesystems --default quick) || fs=
+	if [ -z "$fs" ] || [ ! -e "$b/initramfs.cpio" ] || [ ! -e "$b/images/$fs.img" ]; then
 		echo "build-kernel: $name: MAP_PMEM_AWARE not probed (no guest images yet: make all images), so bench will not run the aware modes on it" >&2
 		return
 	fi
@@ -540,7 +543,7 @@ probe_aware() { # name dest
 	printf '. /usr/share/pmem/lib.sh\npmem_mount\nsemantics probe /mnt\n' >"$job"
 	rm -rf "$dest/probe"
 	rc=0
-	"$b/pmem-harness" run --kernel "$name" --fs ext4 --script "$job" --out "$dest/probe" \
+	"$b/pmem-harness" run --kernel "$name" --fs "$fs" --script "$job" --out "$dest/probe" \
 		--quiet >/dev/null 2>"$dest/probe.err" || rc=$?
 	rm -f "$job"
 	case $rc in
