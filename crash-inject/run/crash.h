@@ -114,7 +114,7 @@ struct crash_scenario_state {
 	/* why it stopped early, one line each ("": it did not) */
 	char protocol_error[320];	/* the first line refused, and why */
 	struct run_error disk_full;	/* the results disk has no room: the run stops */
-	char log_error[1200];	/* acks.log could not be written otherwise */
+	struct run_error log_error;	/* acks.log could not be written otherwise */
 	/* the ADR model of the writer guest */
 	struct adr_model model;
 	struct adr_point points[MAX_POINTS];

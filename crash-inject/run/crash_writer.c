@@ -32,8 +32,9 @@ void crash_writer_begin(struct crash_scenario_state *st, const char *platform)
 	st->nacks = st->nimages = st->npoints = 0;
 	st->done = st->base_checked = st->have_last_rec = 0;
 	st->acks_checked = st->acks_unlocated = st->acks_pending = 0;
-	st->model_error[0] = st->protocol_error[0] = st->log_error[0] = '\0';
+	st->model_error[0] = st->protocol_error[0] = '\0';
 	run_error_clear(&st->disk_full);
+	run_error_clear(&st->log_error);
 	st->ack_log_len = 0;
 	if (st->printed_log)
 		fclose(st->printed_log);
@@ -316,7 +317,7 @@ static int log_ack(struct crash_scenario_state *st, struct vm *vm, const struct 
 	if (disk_full_errno(err))
 		disk_full_writing(&st->disk_full, st->dir, path, err);
 	else
-		snprintf(st->log_error, sizeof(st->log_error), "cannot write %s: %s", path, strerror(err));
+		run_error_set(&st->log_error, err ? err : EIO, "cannot write %s: %s", path, strerror(err));
 	vm_kill(vm);
 	return -1;
 }
@@ -385,7 +386,7 @@ static void writer_line(void *ctx, struct vm *vm, const char *line)
 	struct ack_rec rec;
 	char why[200];
 
-	if (st->protocol_error[0] || st->disk_full.code || st->log_error[0] || st->done)
+	if (st->protocol_error[0] || st->disk_full.code || st->log_error.code || st->done)
 		return;
 	if (!strncmp(line, PRINT_LINE_PREFIX, strlen(PRINT_LINE_PREFIX))) {
 		keep_printed(st, line + strlen(PRINT_LINE_PREFIX));
@@ -468,7 +469,7 @@ static void writer_tick(void *ctx, struct vm *vm)
 {
 	struct crash_scenario_state *st = ctx;
 
-	if (st->disk_full.code || st->log_error[0])
+	if (st->disk_full.code || st->log_error.code)
 		return;
 	if (is_adr(st) && !st->base_checked)
 		check_nvdimm_base(st, vm);
