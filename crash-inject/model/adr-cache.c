@@ -275,6 +275,16 @@ static struct adr_line *line_pending(uint64_t line)
 	return l;
 }
 
+/* One more store to the line, and where it falls among the region's stores
+ * (st->stores counts it first): the harness orders the pending lines by
+ * their last store for the prefixes in store order (adr_subsets()). */
+static void line_count_store(struct adr_line *l)
+{
+	if (!l->stores++)
+		l->first_store = st->stores;
+	l->last_store = st->stores;
+}
+
 /* The line names its last store. */
 static void line_names(struct adr_line *l, uint64_t pc, uint64_t caller, int nt)
 {
@@ -291,7 +301,7 @@ static void line_stored(uint64_t line, uint64_t pc, uint64_t caller)
 
 	if (!l)
 		return;
-	l->stores++;
+	line_count_store(l);
 	line_names(l, pc, caller, 0);
 }
 
@@ -349,7 +359,7 @@ static void line_nt_stored(uint64_t line, unsigned int from, unsigned int to, un
 		return;
 	/* Whether the line names a cached store, whose bytes may be left behind. */
 	cached = l->stores && (!(l->flags & ADR_LINE_NT) || (l->flags & ADR_LINE_NT_EVICTED));
-	l->stores++;
+	line_count_store(l);
 	f = flush_of(line, vcpu, durable + line * ADR_LINE);
 	memcpy(f->bytes + from, now + from, to - from);
 	f->user |= pc < KERNEL_BASE;

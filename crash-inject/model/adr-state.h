@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define ADR_STATE_MAGIC "PMEMADR1"
-#define ADR_STATE_VERSION 2
+#define ADR_STATE_VERSION 3
 #define ADR_LINE 64ULL
 
 enum adr_line_flags {
@@ -40,6 +40,9 @@ struct adr_line {
 				 * cached store before the non-temporal ones) */
 	uint64_t caller;	/* user stores: the return address at the stack top (the
 				 * caller of a leaf such as memcpy), else 0 */
+	uint64_t first_store;	/* the region's store count (adr_state.stores) at the
+				 * line's first store since it was last durable */
+	uint64_t last_store;	/* and at its last: the pending lines' store order */
 	uint32_t stores;	/* stores since it was last durable */
 	uint32_t flags;		/* enum adr_line_flags */
 };
