@@ -99,7 +99,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pmem-harness crashtest [--fs LIST] [--scenarios LIST] [--scenario-table FILE] [--kernel FLAVOUR]\n"
-		"                              [--platform eadr|adr] [--subsets N] [--fence-points N]\n"
+		"                              [--platform eadr|adr] [--subsets N] [--structured N] [--fence-points N]\n"
 		"                              [--program PROG [ARG...] [--recover PROG [ARG...]] [--check PROG]\n"
 		"                               [--mode MODE]\n"
 		"                               [--cflags FLAGS] [--ldlibs LIBS]]\n"
@@ -113,7 +113,10 @@ static void usage(FILE *f)
 		"                  of that table (its head says what the columns mean)\n"
 		"  --platform      eadr: every executed store is durable (QEMU's view);\n"
 		"                  adr: lines not written back and fenced may be lost (TCG model)\n"
-		"  --subsets N     ADR images per crash point besides the strict one (default 20, max 64)\n"
+		"  --subsets N     random ADR images per crash point with more than 4 lines\n"
+		"                  pending (default 20, max 64); with at most 4, every subset\n"
+		"  --structured N  and at most N of each: prefixes in store order, drop-one,\n"
+		"                  keep-one (default 16, max 32; 0: random subsets only)\n"
 		"  --fence-points N  ADR crash points sampled at fences (default 4; a black box 32)\n"
 		"  --fence-period N  sample one in N fences that write lines back and leave\n"
 		"                  others pending (default 200; 1: each, up to --fence-points;\n"
@@ -145,7 +148,7 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 		{ "recover", required_argument, NULL, 'r' },
 		{ "mode", required_argument, NULL, 'M' }, { "platform", required_argument, NULL, 'L' },
 		{ "subsets", required_argument, NULL, 'N' }, { "fence-points", required_argument, NULL, 'F' },
-		{ "fence-period", required_argument, NULL, 'E' },
+		{ "fence-period", required_argument, NULL, 'E' }, { "structured", required_argument, NULL, 'U' },
 		{ "scenario-table", required_argument, NULL, 'T' },
 		{ "checkers", required_argument, NULL, 'c' }, { "cflags", required_argument, NULL, 'G' },
 		{ "ldlibs", required_argument, NULL, 'l' }, { "resume", required_argument, NULL, 'R' },
@@ -155,7 +158,7 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:r:M:L:N:F:E:T:c:G:l:R:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:r:M:L:N:U:F:E:T:c:G:l:R:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': o->filesystems = optarg; break;
 		case 's': o->scenarios = optarg; break;
@@ -182,6 +185,7 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 		case 'M': o->mode = optarg; break;
 		case 'L': o->platform = optarg; break;
 		case 'N': o->adr.subsets = strtoul(optarg, NULL, 0); break;
+		case 'U': o->adr.structured = strtoul(optarg, NULL, 0); break;
 		case 'F':
 			o->adr.fence_max = strtoull(optarg, NULL, 0);
 			t->fence_points_given = 1;
@@ -249,8 +253,14 @@ static int check_options(struct crashtest *t)
 		fprintf(stderr, "crashtest: --recover (RECOVER=) judges a --program (PROGRAM=): give the program too\n");
 		return 2;
 	}
-	if (o->adr.subsets > 64) {
-		fprintf(stderr, "crashtest: --subsets %u is more than 64 images per crash point\n", o->adr.subsets);
+	if (o->adr.subsets > ADR_MAX_RANDOM) {
+		fprintf(stderr, "crashtest: --subsets %u is more than %d random images per crash point\n", o->adr.subsets,
+			ADR_MAX_RANDOM);
+		return 2;
+	}
+	if (o->adr.structured > ADR_MAX_STRUCTURED) {
+		fprintf(stderr, "crashtest: --structured %u is more than %d images of each family per crash point\n",
+			o->adr.structured, ADR_MAX_STRUCTURED);
 		return 2;
 	}
 	t->st.images = calloc(MAX_IMAGES, sizeof(*t->st.images));
@@ -549,7 +559,7 @@ static void crashtest_init(struct crashtest *t)
 {
 	*t = (struct crashtest){
 		.opt = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "auto", .mode = "shared",
-			 .seed = 1, .adr = { .subsets = 20, .fence_max = 4, .fence_period = 200 } },
+			 .seed = 1, .adr = { .subsets = 20, .structured = 16, .fence_max = 4, .fence_period = 200 } },
 		.results = "results/runs",
 		.rows = json_array(),
 		.t0 = now_s(),
@@ -695,6 +705,8 @@ static int unit_options(struct crashtest *t, const char *run_dir)
 	o->ldlibs = json_string_value(json_object_get(opts, "ldlibs"));
 	o->seed = json_integer_value(json_object_get(opts, "seed"));
 	o->adr.subsets = json_integer_value(json_object_get(opts, "subsets"));
+	/* A run from before the structured subsets resumes without them. */
+	o->adr.structured = json_integer_value(json_object_get(opts, "structured"));
 	o->adr.fence_max = json_integer_value(json_object_get(opts, "fence_points"));
 	o->adr.fence_period = json_integer_value(json_object_get(opts, "fence_period"));
 	o->keep = json_is_true(json_object_get(opts, "keep"));

@@ -277,23 +277,96 @@ void adr_point_free(struct adr_point *pt)
 	pt->nlines = 0;
 }
 
-size_t adr_subsets(size_t nlines, unsigned int subsets, unsigned int *seed, unsigned char *masks, size_t max)
+/* The pending lines in store order: by their last store, then by offset. */
+static const struct adr_line *order_lines;
+
+static int by_store(const void *a, const void *b)
 {
-	size_t k = 0;
+	const struct adr_line *x = &order_lines[*(const size_t *)a], *y = &order_lines[*(const size_t *)b];
+
+	if (x->last_store != y->last_store)
+		return x->last_store < y->last_store ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The t-th of c choices spread evenly over 0..n-1 (c <= n), from n-1 down:
+ * both ends always among them, every one when c == n. */
+static size_t evenly(size_t t, size_t c, size_t n)
+{
+	return c < 2 ? n - 1 : n - 1 - (t * (n - 1) + (c - 1) / 2) / (c - 1);
+}
+
+static unsigned char *new_mask(unsigned char *masks, struct adr_subset *what, size_t k, size_t nlines,
+			       enum adr_family family, size_t index, int fill)
+{
+	what[k] = (struct adr_subset){ .family = family, .index = index };
+	memset(masks + k * nlines, fill, nlines);
+	return masks + k * nlines;
+}
+
+size_t adr_subsets(const struct adr_line *lines, size_t nlines, const struct adr_params *p, unsigned int *seed,
+		   unsigned char *masks, struct adr_subset *what, size_t max)
+{
+	size_t k = 0, *rank, c;
+	unsigned char *m;
 
 	if (!nlines)
 		return 0;
 	if (nlines <= 4) {
 		/* Every proper, non-empty subset: 2^n - 2 of them. */
-		for (unsigned int bits = 1; bits + 1 < (1u << nlines) && k < max; bits++, k++)
+		for (unsigned int bits = 1; bits + 1 < (1u << nlines) && k < max; bits++, k++) {
+			m = new_mask(masks, what, k, nlines, ADR_SUB_ALL, k, 0);
 			for (size_t i = 0; i < nlines; i++)
-				masks[k * nlines + i] = (bits >> i) & 1;
+				m[i] = (bits >> i) & 1;
+		}
 		return k;
 	}
-	for (; k < subsets && k < max; k++)
+	rank = malloc(nlines * sizeof(*rank));
+	if (!rank)
+		abort();
+	for (size_t i = 0; i < nlines; i++)
+		rank[i] = i;
+	order_lines = lines;
+	qsort(rank, nlines, sizeof(*rank), by_store);
+	/* Prefixes: the first j lines stored kept, the rest dropped (1 <= j < n). */
+	c = p->structured < nlines - 1 ? p->structured : nlines - 1;
+	for (size_t t = 0; t < c && k < max; t++, k++) {
+		size_t j = 1 + evenly(t, c, nlines - 1);
+
+		m = new_mask(masks, what, k, nlines, ADR_SUB_PREFIX, j, 0);
+		for (size_t i = 0; i < j; i++)
+			m[rank[i]] = 1;
+	}
+	/* Drop-one and keep-one: the line of rank r in store order alone dropped, or alone kept. */
+	c = p->structured < nlines ? p->structured : nlines;
+	for (size_t t = 0; t < c && k < max; t++, k++) {
+		size_t r = evenly(t, c, nlines);
+
+		new_mask(masks, what, k, nlines, ADR_SUB_DROP, r, 1)[rank[r]] = 0;
+	}
+	for (size_t t = 0; t < c && k < max; t++, k++) {
+		size_t r = evenly(t, c, nlines);
+
+		new_mask(masks, what, k, nlines, ADR_SUB_KEEP, r, 0)[rank[r]] = 1;
+	}
+	free(rank);
+	/* Random: each line kept with probability 1/2 (seeded). */
+	for (size_t t = 0; t < p->subsets && k < max; t++, k++) {
+		m = new_mask(masks, what, k, nlines, ADR_SUB_RANDOM, t, 0);
 		for (size_t i = 0; i < nlines; i++)
-			masks[k * nlines + i] = rand_r(seed) & 1;
+			m[i] = rand_r(seed) & 1;
+	}
 	return k;
+}
+
+void adr_subset_name(const struct adr_subset *s, char *buf, size_t sz)
+{
+	static const char *const prefix[] = {
+		[ADR_SUB_ALL] = "s", [ADR_SUB_PREFIX] = "pre", [ADR_SUB_DROP] = "drop",
+		[ADR_SUB_KEEP] = "keep", [ADR_SUB_RANDOM] = "s",
+	};
+
+	snprintf(buf, sz, "%s%02zu", prefix[s->family], s->index);
 }
 
 int adr_write_image(const struct adr_point *pt, const unsigned char *mask, const char *dst, int create)

@@ -20,8 +20,19 @@
 #define ADR_NVDIMM_BASE 0x100000000ULL
 #define ADR_MAX_EXTENTS 64
 
+/*
+ * Images per crash point, at most: --subsets random ones, and --structured
+ * of each of the three structured families (adr_subsets()). A point's masks
+ * take its pending lines times ADR_MAX_MASKS bytes, and each of its images
+ * keeps one mask.
+ */
+#define ADR_MAX_RANDOM 64
+#define ADR_MAX_STRUCTURED 32
+#define ADR_MAX_MASKS (ADR_MAX_RANDOM + 3 * ADR_MAX_STRUCTURED)
+
 struct adr_params {
 	unsigned int subsets;		/* random subsets when more than 4 lines are pending */
+	unsigned int structured;	/* at most this many of each structured family then */
 	uint64_t fence_max;		/* fence crash points at most */
 	uint64_t fence_period;		/* one qualifying fence in this many, on average */
 	int fence_any;			/* a fence qualifies when it wrote lines back, pending or not */
@@ -113,12 +124,34 @@ void adr_point_free(struct adr_point *pt);
 
 /*
  * The images of a point beyond its two boundaries: each keeps the pending
- * lines whose keep[] is 1. All proper non-empty subsets when at most 4
- * lines are pending, else `subsets` random ones (seeded). Returns how many
- * masks were written to masks (each nlines bytes), at most max.
+ * lines whose mask byte is 1. All proper non-empty subsets when at most 4
+ * lines are pending (2^n - 2). Else, in this order:
+ *  - prefixes in store order (ADR_SUB_PREFIX, index j): the j lines stored
+ *    first kept, the rest dropped, 1 <= j < n, as a cache that wrote lines
+ *    back in the order they were last stored would leave them;
+ *  - drop-one (ADR_SUB_DROP, index r): every line kept but the one of rank
+ *    r in store order;
+ *  - keep-one (ADR_SUB_KEEP, index r): only that line kept;
+ *  - p->subsets random ones (ADR_SUB_RANDOM), each line kept with
+ *    probability 1/2, seeded by *seed.
+ * Each structured family has at most p->structured members: all of them
+ * when it has no more, else that many spread evenly over the store order,
+ * both of its ends always among them. Returns
+ * how many masks (each nlines bytes) were written to masks and what, at
+ * most max: ADR_MAX_MASKS is enough for any p the harness accepts.
  */
-size_t adr_subsets(size_t nlines, unsigned int subsets, unsigned int *seed, unsigned char *masks,
-		   size_t max);
+enum adr_family { ADR_SUB_ALL, ADR_SUB_PREFIX, ADR_SUB_DROP, ADR_SUB_KEEP, ADR_SUB_RANDOM };
+
+struct adr_subset {
+	enum adr_family family;
+	size_t index;		/* ALL, RANDOM: its number; PREFIX: lines kept; DROP, KEEP: the rank */
+};
+
+size_t adr_subsets(const struct adr_line *lines, size_t nlines, const struct adr_params *p, unsigned int *seed,
+		   unsigned char *masks, struct adr_subset *what, size_t max);
+/* Its image's variant name, unique in its point and saying the family:
+ * "s03" (all subsets, or random), "pre05", "drop05", "keep05". */
+void adr_subset_name(const struct adr_subset *s, char *buf, size_t sz);
 /*
  * The image that keeps the pending lines of mask (NULL: none): written over
  * dst, which exists (a checker's NVDIMM) or is created (create=1).

@@ -66,7 +66,7 @@ struct image {
 	const char *why;	/* "ack", "time", "kill", "fence" */
 	/* ADR: the crash point it comes from and which pending lines it keeps */
 	int point;		/* -1: an eADR image */
-	char variant[8];	/* "eadr" (all kept), "adr" (none), "sNN" (a subset) */
+	char variant[16];	/* "eadr" (all kept), "adr" (none), a subset (adr_subset_name()) */
 	unsigned char *keep;	/* per pending line of the point; NULL: see variant */
 	char hash[40];
 };

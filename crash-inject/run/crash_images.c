@@ -55,16 +55,18 @@ void crash_images_from_points(struct crash_scenario_state *st)
 {
 	/* A copy: the writer's random state does not move for the subsets. */
 	unsigned int seed = st->rng;
+	struct adr_subset what[ADR_MAX_MASKS];
 
 	for (size_t p = 0; p < st->npoints; p++) {
 		struct adr_point *pt = &st->points[p];
 		size_t n = pt->nlines, k, nmasks;
-		unsigned char *masks = malloc((n ? n : 1) * 64);
+		/* Bounded: n * ADR_MAX_MASKS bytes, freed before the next point. */
+		unsigned char *masks = malloc((n ? n : 1) * ADR_MAX_MASKS);
 		struct image *im;
 
 		if (!masks)
 			abort();
-		nmasks = adr_subsets(n, st->opt->adr.subsets, &seed, masks, 64);
+		nmasks = adr_subsets(pt->lines, n, &st->opt->adr, &seed, masks, what, ADR_MAX_MASKS);
 		for (k = 0; k < nmasks + 2 && (im = crash_image_new(st)); k++) {
 			im->keep = malloc(n ? n : 1);
 			if (!im->keep)
@@ -76,7 +78,7 @@ void crash_images_from_points(struct crash_scenario_state *st)
 				snprintf(im->variant, sizeof(im->variant), "adr");
 				memset(im->keep, 0, n);
 			} else {
-				snprintf(im->variant, sizeof(im->variant), "s%02zu", k - 2);
+				adr_subset_name(&what[k - 2], im->variant, sizeof(im->variant));
 				memcpy(im->keep, masks + (k - 2) * n, n);
 			}
 			snprintf(im->path, sizeof(im->path), "%s/images/p%03zu-%s.img", st->dir, p, im->variant);

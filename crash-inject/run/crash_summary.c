@@ -99,6 +99,7 @@ json_t *crash_run_options(const struct crash_options *o)
 			 "cflags", o->cflags, "ldlibs", o->ldlibs, "seed", (json_int_t)o->seed, "subsets",
 			 (json_int_t)o->adr.subsets, "fence_points", (json_int_t)o->adr.fence_max, "fence_period",
 			 (json_int_t)o->adr.fence_period, "keep", o->keep);
+	json_object_set_new(opts, "structured", json_integer(o->adr.structured));
 	if (o->recover)
 		json_object_set_new(opts, "recover", program_json(o, o->recover));
 	return opts;

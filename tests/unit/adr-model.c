@@ -4,7 +4,9 @@
  * record comes from guest registers, so the host must refuse extents outside
  * the region or the record, too many extents, and lines that are not the
  * protocol's, without losing the crash point that follows. Also: the subset
- * masks, and the content hash of an image built from a point.
+ * masks (all subsets up to 4 lines; else prefixes in store order, drop-one,
+ * keep-one, each capped, then the random ones), and the content hash of an
+ * image built from a point.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -58,11 +60,11 @@ int main(void)
 	char kind[16] = "";
 	int peer;
 	enum adr_event e;
-	unsigned char masks[64 * 8];
+	unsigned char masks[ADR_MAX_MASKS * 8];
 	unsigned int seed = 1;
 	size_t n;
 
-	tap_plan(9);
+	tap_plan(12);
 
 	model(&m, &peer);
 	e = feed(&m, peer, "record 7 4096\nextent 0 8192 4096\npoint ack 1 3\n", kind);
@@ -120,24 +122,106 @@ int main(void)
 	e = adr_model_read(&m, kind, sizeof(kind));
 	tap_result(e == ADR_EV_CLOSED ? TAP_PASS : TAP_FAIL, "a closed model socket is ADR_EV_CLOSED", NULL);
 
-	n = adr_subsets(3, 20, &seed, masks, 64);
 	{
-		int seen[8] = { 0 }, ok = n == 6;
+		struct adr_params p = { .subsets = 20 };
+		struct adr_line lines[3] = { { .off = 0 } };
+		struct adr_subset what[ADR_MAX_MASKS];
+		int seen[8] = { 0 }, ok;
+		char name[16];
 
+		n = adr_subsets(lines, 3, &p, &seed, masks, what, ADR_MAX_MASKS);
+		ok = n == 6;
 		for (size_t k = 0; k < n; k++) {
 			int bits = masks[k * 3] | masks[k * 3 + 1] << 1 | masks[k * 3 + 2] << 2;
 
-			ok &= bits != 0 && bits != 7 && !seen[bits]++;
+			adr_subset_name(&what[k], name, sizeof(name));
+			ok &= bits != 0 && bits != 7 && !seen[bits]++ && what[k].family == ADR_SUB_ALL &&
+			      name[0] == 's';
 		}
 		tap_result(ok ? TAP_PASS : TAP_FAIL, "3 pending lines: the 6 proper non-empty subsets", NULL);
 	}
 	{
-		unsigned int s1 = 5, s2 = 5;
+		/* Without the structured families, the random masks of before. */
+		struct adr_params p = { .subsets = 20 };
+		struct adr_line lines[9] = { { .off = 0 } };
+		struct adr_subset what[ADR_MAX_MASKS];
+		unsigned int s1 = 5, s2 = 5, s3 = 5;
 		unsigned char a[20 * 9], b[20 * 9];
+		int ok = adr_subsets(lines, 9, &p, &s1, a, what, 20) == 20 &&
+			 adr_subsets(lines, 9, &p, &s2, b, what, 20) == 20 && !memcmp(a, b, sizeof(a));
 
-		tap_result(adr_subsets(9, 20, &s1, a, 64) == 20 && adr_subsets(9, 20, &s2, b, 64) == 20 &&
-			   !memcmp(a, b, sizeof(a)) ? TAP_PASS : TAP_FAIL,
-			   "9 pending lines: 20 random subsets, the same for the same seed", NULL);
+		for (size_t k = 0; k < 20 * 9; k++)
+			ok &= a[k] == (rand_r(&s3) & 1);
+		tap_result(ok ? TAP_PASS : TAP_FAIL,
+			   "9 pending lines, --structured 0: 20 random subsets, the same for the same seed", NULL);
+	}
+	{
+		/* 16 lines stored in a scrambled order: every family whole. */
+		struct adr_params p = { .subsets = 20, .structured = 16 };
+		struct adr_line lines[16];
+		struct adr_subset what[ADR_MAX_MASKS];
+		static unsigned char m[16 * ADR_MAX_MASKS];
+		size_t count[5] = { 0 }, rank[16];
+		char names[ADR_MAX_MASKS][16];
+		int ok = 1;
+
+		for (size_t i = 0; i < 16; i++) {
+			lines[i] = (struct adr_line){ .off = i * ADR_LINE, .last_store = 100 + (i * 7) % 16 };
+			rank[i] = (i * 7) % 16;	/* its place in store order */
+		}
+		n = adr_subsets(lines, 16, &p, &seed, m, what, ADR_MAX_MASKS);
+		for (size_t k = 0; k < n; k++) {
+			const unsigned char *mk = m + k * 16;
+			size_t kept = 0;
+
+			count[what[k].family]++;
+			for (size_t i = 0; i < 16; i++) {
+				kept += mk[i];
+				if (what[k].family == ADR_SUB_PREFIX)
+					ok &= mk[i] == (rank[i] < what[k].index);
+				else if (what[k].family == ADR_SUB_DROP)
+					ok &= mk[i] == (rank[i] != what[k].index);
+				else if (what[k].family == ADR_SUB_KEEP)
+					ok &= mk[i] == (rank[i] == what[k].index);
+			}
+			ok &= kept > 0 && kept < 16;
+			adr_subset_name(&what[k], names[k], sizeof(names[k]));
+			for (size_t j = 0; j < k; j++)
+				ok &= strcmp(names[j], names[k]) != 0;
+		}
+		tap_result(ok && n == 15 + 16 + 16 + 20 && count[ADR_SUB_PREFIX] == 15 && count[ADR_SUB_DROP] == 16 &&
+			   count[ADR_SUB_KEEP] == 16 && count[ADR_SUB_RANDOM] == 20 && !strcmp(names[0], "pre15") &&
+			   !strcmp(names[15], "drop15") && !strcmp(names[31], "keep15") && !strcmp(names[47], "s00") ?
+			   TAP_PASS : TAP_FAIL,
+			   "16 pending lines, --structured 16: 15 prefixes in store order, 16 drop-one, 16 keep-one, then 20 random; names unique",
+			   NULL);
+	}
+	{
+		/* 40 lines, at most 8 of each: spread evenly, both ends of the store order in. */
+		struct adr_params p = { .subsets = 0, .structured = 8 };
+		struct adr_line lines[40];
+		struct adr_subset what[ADR_MAX_MASKS];
+		static unsigned char m[40 * ADR_MAX_MASKS];
+		int pre_ends = 0, drop_ends = 0, keep_ends = 0;
+
+		for (size_t i = 0; i < 40; i++)
+			lines[i] = (struct adr_line){ .off = i * ADR_LINE, .last_store = 40 - i };
+		n = adr_subsets(lines, 40, &p, &seed, m, what, ADR_MAX_MASKS);
+		for (size_t k = 0; k < n; k++) {
+			int end = what[k].family == ADR_SUB_PREFIX ? what[k].index == 1 || what[k].index == 39 :
+				  what[k].index == 0 || what[k].index == 39;
+
+			pre_ends += what[k].family == ADR_SUB_PREFIX && end;
+			drop_ends += what[k].family == ADR_SUB_DROP && end;
+			keep_ends += what[k].family == ADR_SUB_KEEP && end;
+		}
+		/* The line stored last is line 0: drop-one of rank 39 drops it alone. */
+		tap_result(n == 24 && pre_ends == 2 && drop_ends == 2 && keep_ends == 2 && what[8].family == ADR_SUB_DROP &&
+			   what[8].index == 39 && m[8 * 40] == 0 && m[8 * 40 + 1] == 1 ?
+			   TAP_PASS : TAP_FAIL, "40 pending lines, --structured 8: 8 of each family, the first and last in store order among them",
+			   NULL);
+		tap_result(adr_subsets(lines, 40, &p, &seed, m, what, 10) == 10 ? TAP_PASS : TAP_FAIL,
+			   "no more masks than asked for", NULL);
 	}
 	/* The content hash of a point's image equals the hash of the image written out. */
 	{
