@@ -99,7 +99,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pmem-harness crashtest [--fs LIST] [--scenarios LIST] [--scenario-table FILE] [--kernel FLAVOUR]\n"
-		"                              [--platform eadr|adr] [--subsets N] [--structured N] [--fence-points N]\n"
+		"                              [--platform eadr|adr] [--subsets N] [--structured N] [--torn N]\n"
+		"                              [--fence-points N]\n"
 		"                              [--program PROG [ARG...] [--recover PROG [ARG...]] [--check PROG]\n"
 		"                               [--mode MODE]\n"
 		"                               [--cflags FLAGS] [--ldlibs LIBS]]\n"
@@ -117,6 +118,9 @@ static void usage(FILE *f)
 		"                  pending (default 20, max 64); with at most 4, every subset\n"
 		"  --structured N  and at most N of each: prefixes in store order, drop-one,\n"
 		"                  keep-one (default 16, max 32; 0: random subsets only)\n"
+		"  --torn N        ADR images of torn lines per crash point, at most N of each:\n"
+		"                  one changed 8-byte word of a line left old in the eADR image,\n"
+		"                  or taken new in the strict one (default 0: lines whole; max 32)\n"
 		"  --fence-points N  ADR crash points sampled at fences (default 4; a black box 32)\n"
 		"  --fence-period N  sample one in N fences that write lines back and leave\n"
 		"                  others pending (default 200; 1: each, up to --fence-points;\n"
@@ -149,6 +153,7 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 		{ "mode", required_argument, NULL, 'M' }, { "platform", required_argument, NULL, 'L' },
 		{ "subsets", required_argument, NULL, 'N' }, { "fence-points", required_argument, NULL, 'F' },
 		{ "fence-period", required_argument, NULL, 'E' }, { "structured", required_argument, NULL, 'U' },
+		{ "torn", required_argument, NULL, 'W' },
 		{ "scenario-table", required_argument, NULL, 'T' },
 		{ "checkers", required_argument, NULL, 'c' }, { "cflags", required_argument, NULL, 'G' },
 		{ "ldlibs", required_argument, NULL, 'l' }, { "resume", required_argument, NULL, 'R' },
@@ -158,7 +163,7 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:r:M:L:N:U:F:E:T:c:G:l:R:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:r:M:L:N:U:W:F:E:T:c:G:l:R:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': o->filesystems = optarg; break;
 		case 's': o->scenarios = optarg; break;
@@ -186,6 +191,7 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 		case 'L': o->platform = optarg; break;
 		case 'N': o->adr.subsets = strtoul(optarg, NULL, 0); break;
 		case 'U': o->adr.structured = strtoul(optarg, NULL, 0); break;
+		case 'W': o->adr.torn = strtoul(optarg, NULL, 0); break;
 		case 'F':
 			o->adr.fence_max = strtoull(optarg, NULL, 0);
 			t->fence_points_given = 1;
@@ -261,6 +267,11 @@ static int check_options(struct crashtest *t)
 	if (o->adr.structured > ADR_MAX_STRUCTURED) {
 		fprintf(stderr, "crashtest: --structured %u is more than %d images of each family per crash point\n",
 			o->adr.structured, ADR_MAX_STRUCTURED);
+		return 2;
+	}
+	if (o->adr.torn > ADR_MAX_TORN) {
+		fprintf(stderr, "crashtest: --torn %u is more than %d images of each torn family per crash point\n",
+			o->adr.torn, ADR_MAX_TORN);
 		return 2;
 	}
 	t->st.images = calloc(MAX_IMAGES, sizeof(*t->st.images));
@@ -707,6 +718,7 @@ static int unit_options(struct crashtest *t, const char *run_dir)
 	o->adr.subsets = json_integer_value(json_object_get(opts, "subsets"));
 	/* A run from before the structured subsets resumes without them. */
 	o->adr.structured = json_integer_value(json_object_get(opts, "structured"));
+	o->adr.torn = json_integer_value(json_object_get(opts, "torn"));
 	o->adr.fence_max = json_integer_value(json_object_get(opts, "fence_points"));
 	o->adr.fence_period = json_integer_value(json_object_get(opts, "fence_period"));
 	o->keep = json_is_true(json_object_get(opts, "keep"));

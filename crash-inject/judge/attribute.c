@@ -44,7 +44,8 @@ static size_t group(const struct adr_point *pt, const unsigned char *keep, const
 		const char *why = adr_line_why(l);
 		size_t k;
 
-		if ((keep && keep[i]) || (only && !inside(only, l->off)))
+		/* A line torn, some of its words kept and some not, is dropped in part. */
+		if ((keep && keep[i] == ADR_KEEP) || (only && !inside(only, l->off)))
 			continue;
 		(*total)++;
 		const char *name = symbolize_store(sym, l->pc, l->caller);

@@ -24,7 +24,8 @@ struct record_map {
  * why, lines; biggest first, at most 16) and, for each seq in "lost" and
  * "torn", "causes": [{seq, site, why, lines}] naming the dropped lines in
  * that record, or {seq, site: null, ...} when none is inside it (the loss
- * came through metadata or lines outside the record).
+ * came through metadata or lines outside the record). keep is an image's
+ * mask (adr.h): a line it tears counts as dropped.
  */
 void attribute_image(json_t *verdict, const struct adr_point *pt, const unsigned char *keep,
 		     const struct record_map *records, struct symbolizer *sym);

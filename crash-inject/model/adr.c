@@ -197,6 +197,19 @@ void adr_model_stop(struct adr_model *m)
 	m->sock_path[0] = m->sock_dir[0] = '\0';
 }
 
+/* The pending lines of pt as the file at path holds them, into buf. */
+static int read_lines(const char *path, const struct adr_point *pt, unsigned char (*buf)[ADR_LINE])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = fd < 0 ? -1 : 0;
+
+	for (size_t i = 0; !ret && i < pt->nlines; i++)
+		if (pread(fd, buf[i], ADR_LINE, pt->lines[i].off) != (ssize_t)ADR_LINE)
+			ret = -1;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 int adr_snapshot(const struct adr_model *m, const char *media, struct adr_point *pt)
 {
 	int fd = open(m->state, O_RDONLY | O_CLOEXEC);
@@ -242,24 +255,18 @@ int adr_snapshot(const struct adr_model *m, const char *media, struct adr_point 
 		.points = hdr.points, .pending = hdr.npending,
 	};
 	pt->current = malloc((pt->nlines ? pt->nlines : 1) * ADR_LINE);
-	if (!pt->current)
+	pt->old = malloc((pt->nlines ? pt->nlines : 1) * ADR_LINE);
+	if (!pt->current || !pt->old)
 		abort();
-	fd = open(media, O_RDONLY | O_CLOEXEC);
-	for (size_t i = 0; fd >= 0 && i < pt->nlines; i++)
-		if (pread(fd, pt->current[i], ADR_LINE, pt->lines[i].off) != (ssize_t)ADR_LINE) {
-			close(fd);
-			fd = -1;
-		}
-	if (fd < 0 || image_copy(m->durable, pt->adr) < 0 || image_sum(pt->adr, &pt->adr_sum) < 0) {
+	/* Each pending line as the CPU sees it, and as the strict image holds it. */
+	if (read_lines(media, pt, pt->current) < 0 || image_copy(m->durable, pt->adr) < 0 ||
+	    read_lines(pt->adr, pt, pt->old) < 0 || image_sum(pt->adr, &pt->adr_sum) < 0) {
 		int err = errno;
 
-		if (fd >= 0)
-			close(fd);
 		adr_point_free(pt);
 		errno = err; /* the caller tells a full disk from other failures */
 		return -1;
 	}
-	close(fd);
 	return 0;
 
 fail:
@@ -272,8 +279,10 @@ void adr_point_free(struct adr_point *pt)
 {
 	free(pt->lines);
 	free(pt->current);
+	free(pt->old);
 	pt->lines = NULL;
 	pt->current = NULL;
+	pt->old = NULL;
 	pt->nlines = 0;
 }
 
@@ -304,30 +313,22 @@ static unsigned char *new_mask(unsigned char *masks, struct adr_subset *what, si
 	return masks + k * nlines;
 }
 
-size_t adr_subsets(const struct adr_line *lines, size_t nlines, const struct adr_params *p, unsigned int *seed,
-		   unsigned char *masks, struct adr_subset *what, size_t max)
+/* The whole lines: every subset of a few, else the structured families and the random ones. */
+static size_t line_subsets(const size_t *rank, size_t nlines, const struct adr_params *p, unsigned int *seed,
+			   unsigned char *masks, struct adr_subset *what, size_t max)
 {
-	size_t k = 0, *rank, c;
+	size_t k = 0, c;
 	unsigned char *m;
 
-	if (!nlines)
-		return 0;
 	if (nlines <= 4) {
 		/* Every proper, non-empty subset: 2^n - 2 of them. */
 		for (unsigned int bits = 1; bits + 1 < (1u << nlines) && k < max; bits++, k++) {
 			m = new_mask(masks, what, k, nlines, ADR_SUB_ALL, k, 0);
 			for (size_t i = 0; i < nlines; i++)
-				m[i] = (bits >> i) & 1;
+				m[i] = (bits >> i) & 1 ? ADR_KEEP : 0;
 		}
 		return k;
 	}
-	rank = malloc(nlines * sizeof(*rank));
-	if (!rank)
-		abort();
-	for (size_t i = 0; i < nlines; i++)
-		rank[i] = i;
-	order_lines = lines;
-	qsort(rank, nlines, sizeof(*rank), by_store);
 	/* Prefixes: the first j lines stored kept, the rest dropped (1 <= j < n). */
 	c = p->structured < nlines - 1 ? p->structured : nlines - 1;
 	for (size_t t = 0; t < c && k < max; t++, k++) {
@@ -335,27 +336,72 @@ size_t adr_subsets(const struct adr_line *lines, size_t nlines, const struct adr
 
 		m = new_mask(masks, what, k, nlines, ADR_SUB_PREFIX, j, 0);
 		for (size_t i = 0; i < j; i++)
-			m[rank[i]] = 1;
+			m[rank[i]] = ADR_KEEP;
 	}
 	/* Drop-one and keep-one: the line of rank r in store order alone dropped, or alone kept. */
 	c = p->structured < nlines ? p->structured : nlines;
 	for (size_t t = 0; t < c && k < max; t++, k++) {
 		size_t r = evenly(t, c, nlines);
 
-		new_mask(masks, what, k, nlines, ADR_SUB_DROP, r, 1)[rank[r]] = 0;
+		new_mask(masks, what, k, nlines, ADR_SUB_DROP, r, ADR_KEEP)[rank[r]] = 0;
 	}
 	for (size_t t = 0; t < c && k < max; t++, k++) {
 		size_t r = evenly(t, c, nlines);
 
-		new_mask(masks, what, k, nlines, ADR_SUB_KEEP, r, 0)[rank[r]] = 1;
+		new_mask(masks, what, k, nlines, ADR_SUB_KEEP, r, 0)[rank[r]] = ADR_KEEP;
 	}
-	free(rank);
 	/* Random: each line kept with probability 1/2 (seeded). */
 	for (size_t t = 0; t < p->subsets && k < max; t++, k++) {
 		m = new_mask(masks, what, k, nlines, ADR_SUB_RANDOM, t, 0);
 		for (size_t i = 0; i < nlines; i++)
-			m[i] = rand_r(seed) & 1;
+			m[i] = rand_r(seed) & 1 ? ADR_KEEP : 0;
 	}
+	return k;
+}
+
+size_t adr_subsets(const struct adr_line *lines, const unsigned char *changed, size_t nlines,
+		   const struct adr_params *p, unsigned int *seed, unsigned char *masks, struct adr_subset *what,
+		   size_t max)
+{
+	size_t k, *rank, npairs = 0, c;
+
+	if (!nlines)
+		return 0;
+	rank = malloc(nlines * sizeof(*rank));
+	if (!rank)
+		abort();
+	for (size_t i = 0; i < nlines; i++)
+		rank[i] = i;
+	order_lines = lines;
+	qsort(rank, nlines, sizeof(*rank), by_store);
+	k = line_subsets(rank, nlines, p, seed, masks, what, max);
+	/* Torn lines: the (line, word) pairs whose word changed, in store order. */
+	for (size_t r = 0; p->torn && r < nlines; r++)
+		npairs += __builtin_popcount(changed[rank[r]]);
+	c = p->torn < npairs ? p->torn : npairs;
+	for (int keep = 0; keep < 2; keep++)
+		for (size_t t = 0; t < c && k < max; t++, k++) {
+			size_t pair = evenly(t, c, npairs), r = 0;
+			unsigned int w = 0;
+			unsigned char *m;
+
+			/* The pair-th changed word, counted in store order. */
+			for (;; r++) {
+				size_t here = __builtin_popcount(changed[rank[r]]);
+
+				if (pair < here)
+					break;
+				pair -= here;
+			}
+			for (;; w++)
+				if ((changed[rank[r]] >> w & 1) && !pair--)
+					break;
+			m = new_mask(masks, what, k, nlines, keep ? ADR_SUB_TORN_KEEP : ADR_SUB_TORN_DROP, r,
+				     keep ? 0 : ADR_KEEP);
+			m[rank[r]] = keep ? 1u << w : ADR_KEEP & ~(1u << w);
+			what[k].word = w;
+		}
+	free(rank);
 	return k;
 }
 
@@ -363,10 +409,36 @@ void adr_subset_name(const struct adr_subset *s, char *buf, size_t sz)
 {
 	static const char *const prefix[] = {
 		[ADR_SUB_ALL] = "s", [ADR_SUB_PREFIX] = "pre", [ADR_SUB_DROP] = "drop",
-		[ADR_SUB_KEEP] = "keep", [ADR_SUB_RANDOM] = "s",
+		[ADR_SUB_KEEP] = "keep", [ADR_SUB_RANDOM] = "s", [ADR_SUB_TORN_DROP] = "drop",
+		[ADR_SUB_TORN_KEEP] = "keep",
 	};
 
-	snprintf(buf, sz, "%s%02zu", prefix[s->family], s->index);
+	if (s->family == ADR_SUB_TORN_DROP || s->family == ADR_SUB_TORN_KEEP)
+		snprintf(buf, sz, "%s%02zuw%u", prefix[s->family], s->index, s->word);
+	else
+		snprintf(buf, sz, "%s%02zu", prefix[s->family], s->index);
+}
+
+unsigned char adr_changed_words(const struct adr_point *pt, size_t i)
+{
+	unsigned char bits = 0;
+
+	for (unsigned int w = 0; w < ADR_LINE / 8; w++)
+		if (memcmp(pt->current[i] + 8 * w, pt->old[i] + 8 * w, 8))
+			bits |= 1u << w;
+	return bits;
+}
+
+/* Pending line i as the image of mask holds it: each word from the CPU's
+ * view or the durable one. */
+static const unsigned char *line_bytes(const struct adr_point *pt, size_t i, unsigned char mask,
+				       unsigned char *buf)
+{
+	if (mask == ADR_KEEP)
+		return pt->current[i];
+	for (unsigned int w = 0; w < ADR_LINE / 8; w++)
+		memcpy(buf + 8 * w, (mask >> w & 1 ? pt->current[i] : pt->old[i]) + 8 * w, 8);
+	return buf;
 }
 
 int adr_write_image(const struct adr_point *pt, const unsigned char *mask, const char *dst, int create)
@@ -378,9 +450,12 @@ int adr_write_image(const struct adr_point *pt, const unsigned char *mask, const
 	if (!mask)
 		return 0;
 	fd = open(dst, O_WRONLY | O_CLOEXEC);
-	for (size_t i = 0; fd >= 0 && i < pt->nlines && !ret; i++)
-		if (mask[i] && pwrite(fd, pt->current[i], ADR_LINE, pt->lines[i].off) != (ssize_t)ADR_LINE)
+	for (size_t i = 0; fd >= 0 && i < pt->nlines && !ret; i++) {
+		unsigned char buf[ADR_LINE];
+
+		if (mask[i] && pwrite(fd, line_bytes(pt, i, mask[i], buf), ADR_LINE, pt->lines[i].off) != (ssize_t)ADR_LINE)
 			ret = -1;
+	}
 	if (fd < 0 || ret < 0) {
 		fprintf(stderr, "adr: writing a crash image into %s: %s\n", dst, strerror(errno));
 		ret = -1;
@@ -421,8 +496,12 @@ void adr_image_key(const struct adr_point *pt, const unsigned char *mask, char *
 		if (in < 0 || pread(in, old, IMAGE_BLOCK, block) != IMAGE_BLOCK)
 			memset(old, 0, sizeof(old)); /* unreadable: the key only dedups less */
 		memcpy(new, old, sizeof(new));
-		for (; i < n && (pt->lines[kept[i]].off & ~(uint64_t)(IMAGE_BLOCK - 1)) == block; i++)
-			memcpy(new + (pt->lines[kept[i]].off - block), pt->current[kept[i]], ADR_LINE);
+		for (; i < n && (pt->lines[kept[i]].off & ~(uint64_t)(IMAGE_BLOCK - 1)) == block; i++) {
+			unsigned char buf[ADR_LINE];
+
+			memcpy(new + (pt->lines[kept[i]].off - block), line_bytes(pt, kept[i], mask[kept[i]], buf),
+			       ADR_LINE);
+		}
 		image_sum_block(&sum, block, old, -1);
 		image_sum_block(&sum, block, new, 1);
 	}

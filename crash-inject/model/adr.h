@@ -21,18 +21,29 @@
 #define ADR_MAX_EXTENTS 64
 
 /*
- * Images per crash point, at most: --subsets random ones, and --structured
- * of each of the three structured families (adr_subsets()). A point's masks
- * take its pending lines times ADR_MAX_MASKS bytes, and each of its images
- * keeps one mask.
+ * Images per crash point, at most: --subsets random ones, --structured of
+ * each of the three structured families, and --torn of each of the two
+ * torn ones (adr_subsets()). A point's masks take its pending lines times
+ * ADR_MAX_MASKS bytes, and each of its images keeps one mask.
  */
 #define ADR_MAX_RANDOM 64
 #define ADR_MAX_STRUCTURED 32
-#define ADR_MAX_MASKS (ADR_MAX_RANDOM + 3 * ADR_MAX_STRUCTURED)
+#define ADR_MAX_TORN 32
+#define ADR_MAX_MASKS (ADR_MAX_RANDOM + 3 * ADR_MAX_STRUCTURED + 2 * ADR_MAX_TORN)
+
+/*
+ * A mask holds a byte per pending line: which of its eight 8-byte words
+ * the image takes as the CPU sees them (bit w: bytes 8w to 8w + 7), the
+ * others as last durable. x86 promises failure atomicity for 8 bytes, not
+ * for a line: 0 drops the line, ADR_KEEP keeps it whole, anything else
+ * tears it.
+ */
+#define ADR_KEEP 0xff
 
 struct adr_params {
 	unsigned int subsets;		/* random subsets when more than 4 lines are pending */
 	unsigned int structured;	/* at most this many of each structured family then */
+	unsigned int torn;		/* at most this many of each torn family (0: no torn lines) */
 	uint64_t fence_max;		/* fence crash points at most */
 	uint64_t fence_period;		/* one qualifying fence in this many, on average */
 	int fence_any;			/* a fence qualifies when it wrote lines back, pending or not */
@@ -76,6 +87,7 @@ struct adr_point {
 	struct image_sum adr_sum;	/* its content hash */
 	struct adr_line *lines;
 	unsigned char (*current)[ADR_LINE];	/* each pending line as the CPU sees it */
+	unsigned char (*old)[ADR_LINE];	/* and as last durable (the strict image holds it) */
 	size_t nlines;
 	struct adr_counters counters;
 	size_t acked;			/* acknowledgements that count in its images */
@@ -123,9 +135,9 @@ int adr_pending_in_record(const struct adr_model *m, const struct adr_record *re
 void adr_point_free(struct adr_point *pt);
 
 /*
- * The images of a point beyond its two boundaries: each keeps the pending
- * lines whose mask byte is 1. All proper non-empty subsets when at most 4
- * lines are pending (2^n - 2). Else, in this order:
+ * The images of a point beyond its two boundaries, as masks (ADR_KEEP
+ * above). All proper non-empty subsets of the lines when at most 4 are
+ * pending (2^n - 2). Else, in this order:
  *  - prefixes in store order (ADR_SUB_PREFIX, index j): the j lines stored
  *    first kept, the rest dropped, 1 <= j < n, as a cache that wrote lines
  *    back in the order they were last stored would leave them;
@@ -136,24 +148,36 @@ void adr_point_free(struct adr_point *pt);
  *    probability 1/2, seeded by *seed.
  * Each structured family has at most p->structured members: all of them
  * when it has no more, else that many spread evenly over the store order,
- * both of its ends always among them. Returns
- * how many masks (each nlines bytes) were written to masks and what, at
- * most max: ADR_MAX_MASKS is enough for any p the harness accepts.
+ * both of its ends always among them. Then, whatever n, the torn lines:
+ * for a word w of the line of rank r that the CPU and the durable copy
+ * hold differently (bit w of changed[line]),
+ *  - ADR_SUB_TORN_DROP: every line kept whole but that word, left old;
+ *  - ADR_SUB_TORN_KEEP: every line dropped but that word, taken new;
+ * at most p->torn of each, spread evenly over those (line, word) pairs in
+ * store order (changed may be NULL when p->torn is 0). Returns how many
+ * masks (each nlines bytes) were written to masks and what, at most max:
+ * ADR_MAX_MASKS is enough for any p the harness accepts.
  */
-enum adr_family { ADR_SUB_ALL, ADR_SUB_PREFIX, ADR_SUB_DROP, ADR_SUB_KEEP, ADR_SUB_RANDOM };
+enum adr_family { ADR_SUB_ALL, ADR_SUB_PREFIX, ADR_SUB_DROP, ADR_SUB_KEEP, ADR_SUB_RANDOM,
+		  ADR_SUB_TORN_DROP, ADR_SUB_TORN_KEEP };
 
 struct adr_subset {
 	enum adr_family family;
-	size_t index;		/* ALL, RANDOM: its number; PREFIX: lines kept; DROP, KEEP: the rank */
+	size_t index;		/* ALL, RANDOM: its number; PREFIX: lines kept; others: the rank */
+	unsigned int word;	/* TORN_*: the word */
 };
 
-size_t adr_subsets(const struct adr_line *lines, size_t nlines, const struct adr_params *p, unsigned int *seed,
-		   unsigned char *masks, struct adr_subset *what, size_t max);
+size_t adr_subsets(const struct adr_line *lines, const unsigned char *changed, size_t nlines,
+		   const struct adr_params *p, unsigned int *seed, unsigned char *masks, struct adr_subset *what,
+		   size_t max);
 /* Its image's variant name, unique in its point and saying the family:
- * "s03" (all subsets, or random), "pre05", "drop05", "keep05". */
+ * "s03" (all subsets, or random), "pre05", "drop05", "keep05", and the
+ * torn "drop05w3" and "keep05w3". */
 void adr_subset_name(const struct adr_subset *s, char *buf, size_t sz);
+/* Which words of pending line i the CPU and the durable copy hold differently. */
+unsigned char adr_changed_words(const struct adr_point *pt, size_t i);
 /*
- * The image that keeps the pending lines of mask (NULL: none): written over
+ * The image that keeps the pending lines (or words) of mask (NULL: none), written over
  * dst, which exists (a checker's NVDIMM) or is created (create=1).
  */
 int adr_write_image(const struct adr_point *pt, const unsigned char *mask, const char *dst, int create);

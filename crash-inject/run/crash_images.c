@@ -61,19 +61,22 @@ void crash_images_from_points(struct crash_scenario_state *st)
 		struct adr_point *pt = &st->points[p];
 		size_t n = pt->nlines, k, nmasks;
 		/* Bounded: n * ADR_MAX_MASKS bytes, freed before the next point. */
-		unsigned char *masks = malloc((n ? n : 1) * ADR_MAX_MASKS);
+		unsigned char *masks = malloc((n ? n : 1) * ADR_MAX_MASKS), *changed = malloc(n ? n : 1);
 		struct image *im;
 
-		if (!masks)
+		if (!masks || !changed)
 			abort();
-		nmasks = adr_subsets(pt->lines, n, &st->opt->adr, &seed, masks, what, ADR_MAX_MASKS);
+		for (size_t i = 0; i < n; i++)
+			changed[i] = adr_changed_words(pt, i);
+		nmasks = adr_subsets(pt->lines, changed, n, &st->opt->adr, &seed, masks, what, ADR_MAX_MASKS);
+		free(changed);
 		for (k = 0; k < nmasks + 2 && (im = crash_image_new(st)); k++) {
 			im->keep = malloc(n ? n : 1);
 			if (!im->keep)
 				abort();
 			if (k == 0) {
 				snprintf(im->variant, sizeof(im->variant), "eadr");
-				memset(im->keep, 1, n);
+				memset(im->keep, ADR_KEEP, n);
 			} else if (k == 1) {
 				snprintf(im->variant, sizeof(im->variant), "adr");
 				memset(im->keep, 0, n);

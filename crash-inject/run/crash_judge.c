@@ -322,9 +322,9 @@ static unsigned char *point_suspects(const struct crash_scenario_state *st, long
 		failing += !passed;
 		for (size_t l = 0; l < pt->nlines; l++) {
 			if (passed)
-				ok[l] |= !im->keep[l];
+				ok[l] |= im->keep[l] != ADR_KEEP;
 			else
-				all[l] &= !im->keep[l];
+				all[l] &= im->keep[l] != ADR_KEEP;
 		}
 	}
 	for (size_t l = 0; l < pt->nlines; l++)
@@ -356,7 +356,7 @@ static void add_suspects(struct crash_scenario_state *st, size_t i, struct symbo
 		abort();
 	/* The image that drops the suspects alone, attributed as any image. */
 	for (size_t l = 0; l < pt->nlines; l++)
-		keep[l] = !susp[l];
+		keep[l] = susp[l] ? 0 : ADR_KEEP;
 	tmp = json_pack("{s:s}", "verdict", "recovery-failed");
 	attribute_image(tmp, pt, keep, &none, sym);
 	json_object_set(st->checks[i].verdict, "suspect_sites", json_object_get(tmp, "dropped_sites") ?: json_array());

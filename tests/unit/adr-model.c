@@ -9,6 +9,7 @@
  * image built from a point.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,7 @@ int main(void)
 	unsigned int seed = 1;
 	size_t n;
 
-	tap_plan(12);
+	tap_plan(14);
 
 	model(&m, &peer);
 	e = feed(&m, peer, "record 7 4096\nextent 0 8192 4096\npoint ack 1 3\n", kind);
@@ -129,10 +130,11 @@ int main(void)
 		int seen[8] = { 0 }, ok;
 		char name[16];
 
-		n = adr_subsets(lines, 3, &p, &seed, masks, what, ADR_MAX_MASKS);
+		n = adr_subsets(lines, NULL, 3, &p, &seed, masks, what, ADR_MAX_MASKS);
 		ok = n == 6;
 		for (size_t k = 0; k < n; k++) {
-			int bits = masks[k * 3] | masks[k * 3 + 1] << 1 | masks[k * 3 + 2] << 2;
+			int bits = (masks[k * 3] == ADR_KEEP) | (masks[k * 3 + 1] == ADR_KEEP) << 1 |
+				   (masks[k * 3 + 2] == ADR_KEEP) << 2;
 
 			adr_subset_name(&what[k], name, sizeof(name));
 			ok &= bits != 0 && bits != 7 && !seen[bits]++ && what[k].family == ADR_SUB_ALL &&
@@ -147,11 +149,11 @@ int main(void)
 		struct adr_subset what[ADR_MAX_MASKS];
 		unsigned int s1 = 5, s2 = 5, s3 = 5;
 		unsigned char a[20 * 9], b[20 * 9];
-		int ok = adr_subsets(lines, 9, &p, &s1, a, what, 20) == 20 &&
-			 adr_subsets(lines, 9, &p, &s2, b, what, 20) == 20 && !memcmp(a, b, sizeof(a));
+		int ok = adr_subsets(lines, NULL, 9, &p, &s1, a, what, 20) == 20 &&
+			 adr_subsets(lines, NULL, 9, &p, &s2, b, what, 20) == 20 && !memcmp(a, b, sizeof(a));
 
 		for (size_t k = 0; k < 20 * 9; k++)
-			ok &= a[k] == (rand_r(&s3) & 1);
+			ok &= a[k] == (rand_r(&s3) & 1 ? ADR_KEEP : 0);
 		tap_result(ok ? TAP_PASS : TAP_FAIL,
 			   "9 pending lines, --structured 0: 20 random subsets, the same for the same seed", NULL);
 	}
@@ -169,20 +171,21 @@ int main(void)
 			lines[i] = (struct adr_line){ .off = i * ADR_LINE, .last_store = 100 + (i * 7) % 16 };
 			rank[i] = (i * 7) % 16;	/* its place in store order */
 		}
-		n = adr_subsets(lines, 16, &p, &seed, m, what, ADR_MAX_MASKS);
+		n = adr_subsets(lines, NULL, 16, &p, &seed, m, what, ADR_MAX_MASKS);
 		for (size_t k = 0; k < n; k++) {
 			const unsigned char *mk = m + k * 16;
 			size_t kept = 0;
 
 			count[what[k].family]++;
 			for (size_t i = 0; i < 16; i++) {
-				kept += mk[i];
+				kept += mk[i] == ADR_KEEP;
+				ok &= mk[i] == 0 || mk[i] == ADR_KEEP;
 				if (what[k].family == ADR_SUB_PREFIX)
-					ok &= mk[i] == (rank[i] < what[k].index);
+					ok &= (mk[i] == ADR_KEEP) == (rank[i] < what[k].index);
 				else if (what[k].family == ADR_SUB_DROP)
-					ok &= mk[i] == (rank[i] != what[k].index);
+					ok &= (mk[i] == ADR_KEEP) == (rank[i] != what[k].index);
 				else if (what[k].family == ADR_SUB_KEEP)
-					ok &= mk[i] == (rank[i] == what[k].index);
+					ok &= (mk[i] == ADR_KEEP) == (rank[i] == what[k].index);
 			}
 			ok &= kept > 0 && kept < 16;
 			adr_subset_name(&what[k], names[k], sizeof(names[k]));
@@ -206,7 +209,7 @@ int main(void)
 
 		for (size_t i = 0; i < 40; i++)
 			lines[i] = (struct adr_line){ .off = i * ADR_LINE, .last_store = 40 - i };
-		n = adr_subsets(lines, 40, &p, &seed, m, what, ADR_MAX_MASKS);
+		n = adr_subsets(lines, NULL, 40, &p, &seed, m, what, ADR_MAX_MASKS);
 		for (size_t k = 0; k < n; k++) {
 			int end = what[k].family == ADR_SUB_PREFIX ? what[k].index == 1 || what[k].index == 39 :
 				  what[k].index == 0 || what[k].index == 39;
@@ -217,17 +220,48 @@ int main(void)
 		}
 		/* The line stored last is line 0: drop-one of rank 39 drops it alone. */
 		tap_result(n == 24 && pre_ends == 2 && drop_ends == 2 && keep_ends == 2 && what[8].family == ADR_SUB_DROP &&
-			   what[8].index == 39 && m[8 * 40] == 0 && m[8 * 40 + 1] == 1 ?
+			   what[8].index == 39 && m[8 * 40] == 0 && m[8 * 40 + 1] == ADR_KEEP ?
 			   TAP_PASS : TAP_FAIL, "40 pending lines, --structured 8: 8 of each family, the first and last in store order among them",
 			   NULL);
-		tap_result(adr_subsets(lines, 40, &p, &seed, m, what, 10) == 10 ? TAP_PASS : TAP_FAIL,
+		tap_result(adr_subsets(lines, NULL, 40, &p, &seed, m, what, 10) == 10 ? TAP_PASS : TAP_FAIL,
 			   "no more masks than asked for", NULL);
+	}
+	{
+		/* Torn lines: 3 lines, 2 of them with changed words; at most 3 of each torn family. */
+		struct adr_params p = { .torn = 3 };
+		struct adr_line lines[3] = { { .off = 0, .last_store = 3 }, { .off = 64, .last_store = 1 },
+					     { .off = 128, .last_store = 2 } };
+		unsigned char changed[3] = { 0x81, 0x00, 0x06 };	/* words 0, 7 of line 0; 1, 2 of line 2 */
+		struct adr_subset what[ADR_MAX_MASKS];
+		static unsigned char m[3 * ADR_MAX_MASKS];
+		char name[16], names[64] = "";
+		size_t torn = 0;
+		int ok;
+
+		n = adr_subsets(lines, changed, 3, &p, &seed, m, what, ADR_MAX_MASKS);
+		for (size_t k = 0; k < n; k++) {
+			if (what[k].family != ADR_SUB_TORN_DROP && what[k].family != ADR_SUB_TORN_KEEP)
+				continue;
+			torn++;
+			adr_subset_name(&what[k], name, sizeof(name));
+			strcat(strcat(names, " "), name);
+		}
+		/* In store order the pairs are (line 2, w1), (line 2, w2), (line 0, w0), (line 0, w7):
+		 * 3 of 4 evenly, both ends in. The first image leaves word 7 of line 0 old. */
+		ok = n == 6 + 6 && torn == 6 && what[6].family == ADR_SUB_TORN_DROP && m[6 * 3] == 0x7f &&
+		     m[6 * 3 + 1] == ADR_KEEP && m[6 * 3 + 2] == ADR_KEEP && what[9].family == ADR_SUB_TORN_KEEP &&
+		     m[9 * 3] == 0x80 && m[9 * 3 + 1] == 0 && m[9 * 3 + 2] == 0;
+		tap_result(ok && !strcmp(names, " drop02w7 drop01w2 drop01w1 keep02w7 keep01w2 keep01w1") ?
+			   TAP_PASS : TAP_FAIL, "--torn 3: one changed word of a line old in eADR, or new in strict ADR, 3 of each",
+			   NULL);
+		if (!ok)
+			printf("# n %zu, torn %zu:%s\n", n, torn, names);
 	}
 	/* The content hash of a point's image equals the hash of the image written out. */
 	{
 		char dir[] = "/tmp/adr-unit.XXXXXX", adr[256], out[256], hex1[40], hex2[40];
 		struct adr_line lines[2] = { { .off = 64 }, { .off = 8192 } };
-		unsigned char cur[2][ADR_LINE], keep[2] = { 1, 1 };
+		unsigned char cur[2][ADR_LINE], old[2][ADR_LINE] = { { 0 } }, keep[2] = { ADR_KEEP, ADR_KEEP };
 		struct adr_point pt = { .lines = lines, .nlines = 2 };
 		struct image_sum sum;
 		FILE *f;
@@ -249,6 +283,26 @@ int main(void)
 		image_sum_hex(&sum, hex2, sizeof(hex2));
 		tap_result(ok && !strcmp(hex1, hex2) ? TAP_PASS : TAP_FAIL,
 			   "a point's image hashes the same unwritten and written out", NULL);
+		/* Torn: word 0 of the first line new, the rest of it old. */
+		memset(old[0], 0x11, ADR_LINE);
+		pt.old = old;
+		keep[0] = 1;
+		keep[1] = 0;
+		adr_image_key(&pt, keep, hex1, sizeof(hex1));
+		ok = ok && adr_write_image(&pt, keep, out, 0) == 0 && image_sum(out, &sum) == 0;
+		image_sum_hex(&sum, hex2, sizeof(hex2));
+		{
+			unsigned char got[ADR_LINE], want[ADR_LINE];
+			int fd = open(out, O_RDONLY);
+
+			memset(want, 0x11, ADR_LINE);
+			memset(want, 0xaa, 8);
+			ok = ok && fd >= 0 && pread(fd, got, ADR_LINE, 64) == ADR_LINE && !memcmp(got, want, ADR_LINE);
+			if (fd >= 0)
+				close(fd);
+		}
+		tap_result(ok && !strcmp(hex1, hex2) ? TAP_PASS : TAP_FAIL,
+			   "a torn line is written word by word, and hashes the same unwritten", NULL);
 		unlink(adr);
 		unlink(out);
 		rmdir(dir);
