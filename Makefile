@@ -89,7 +89,7 @@ AGENT_SRC     := workloads/agent.c workloads/channel.c
 SEMANTICS_SRC := tests/guest/semantics.c workloads/pmem_map.c workloads/cpu_flush.c workloads/tracefs.c
 PEER_SRC      := workloads/peer.c workloads/tracefs.c
 VERIFY_SRC    := workloads/verify.c workloads/record_verify.c workloads/json_out.c workloads/record.c
-CHECKER_SRC   := workloads/checker.c workloads/record_verify.c workloads/json_out.c workloads/record.c workloads/channel.c lib/filesystems.c
+CHECKER_SRC   := workloads/checker.c workloads/data_map.c workloads/record_verify.c workloads/json_out.c workloads/record.c workloads/channel.c lib/filesystems.c
 
 # The guest programs' objects live apart from the host's, in
 # build/guest-obj/, so that the two sets of flags never mix.

@@ -13,6 +13,8 @@
  *    "user_check":0,
  *    "umount_error":"Device or resource busy",
  *    "flush_errors":["/dev/pmem0: Invalid argument"],
+ *    "data_map":{"file":"crash/data","dev_phys":4297064448,
+ *                "extents":[[0,2097152,262144]]},
  *    "fsck":0,
  *    "phase":{"mount":12.5,"verify":3.1,"umount":2.0,"fsck":40.2}}
  *
@@ -28,6 +30,11 @@
  *                 when it could not be read to the end
  *   user_check    the exit status of the user's CHECK program (only then)
  *   umount_error, flush_errors   what went wrong, for the log (not judged)
+ *   data_map      where the first crash file lay (workloads/data_map.h): the
+ *                 guest physical address of the device's first byte, and
+ *                 the file's extents [logical, physical, length] in bytes
+ *                 (physical from the device's start), at most
+ *                 CHECK_MAX_EXTENTS; absent when FIEMAP or sysfs failed
  *   fsck          the exit status of e2fsck -fn / xfs_repair -n
  *   phase         guest milliseconds per step (check_phases.h)
  *
@@ -40,5 +47,7 @@
 
 #define CHECK_DOC_SCHEMA 1
 #define CHECK_DOC_KIND "check"
+/* Extents of a data_map, at most: a file of records is one or a few. */
+#define CHECK_MAX_EXTENTS 64
 
 #endif

@@ -43,6 +43,7 @@
 #include "../lib/filesystems.h"
 #include "../proto/check_report.h"
 #include "../proto/print_line.h"
+#include "data_map.h"
 #include "json_out.h"
 #include "record_verify.h"
 
@@ -249,7 +250,7 @@ static void check_pools(const struct target *t, FILE *out)
  * crash file's slots ("files"). */
 static void verify(const struct target *t, const char *bs, const char *acked, char *files, FILE *out)
 {
-	char path[PATH_MAX], *f, *save;
+	char path[PATH_MAX], first[PATH_MAX] = "", *f, *save, *name = NULL;
 	const char *sep = "";
 
 	if (t->check) {
@@ -264,8 +265,15 @@ static void verify(const struct target *t, const char *bs, const char *acked, ch
 		fputs(sep, out);
 		snprintf(path, sizeof(path), "%s/%s", t->mnt, f);
 		record_verify_json(path, f, strtoul(bs, NULL, 0), out);
+		if (!name) {
+			name = f;
+			snprintf(first, sizeof(first), "%s", path);
+		}
 	}
 	fputs("]", out);
+	/* Where its records lie, for an ADR run's ack() without an address. */
+	if (name)
+		data_map_json(first, name, t->dev, out);
 }
 
 /* "key":"<what>: <strerror(err)>" after the fields before it. */
