@@ -199,7 +199,7 @@ $(BUILD_DIR)/guest/pmem-checker: $(call guest_obj,$(CHECKER_SRC))
 # headers are included from the top of the tree ("vm/console.h").
 UNIT_NAMES := console qemu-argv job-parse noise adr-model judge-parse ack-stream names rundir \
 	      unit-docs crash-resume table-escape check-phases check-block record-crc user-program \
-	      job-files xfstests-doc filesystems program-line run-error
+	      job-files xfstests-doc filesystems program-line run-error record-place
 UNIT_TESTS := $(addprefix $(BUILD_DIR)/tests/unit-,$(UNIT_NAMES))
 UNIT_CFLAGS := $(BUILD_CFLAGS) $(SANITIZE) -I. -Iworkloads -Itests/guest
 
@@ -237,6 +237,8 @@ UNIT_SRC_xfstests-doc  := results/xfstests.c results/table.c
 UNIT_LIBS_xfstests-doc := -ljansson -lm
 UNIT_SRC_filesystems   := lib/filesystems.c
 UNIT_SRC_run-error     := lib/error.c lib/diskfull.c
+UNIT_SRC_record-place  := crash-inject/judge/place.c crash-inject/judge/judge.c
+UNIT_LIBS_record-place := -ljansson
 
 define unit_rule
 $(BUILD_DIR)/tests/unit-$(1): tests/unit/$(1).c $(UNIT_SRC_$(1))

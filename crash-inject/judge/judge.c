@@ -177,6 +177,42 @@ static const char *load_recovery(struct check_report *r, const json_t *doc)
 	return NULL;
 }
 
+/*
+ * The data file's place ("data_map"): NULL, or why refused. Every number
+ * is bounded so that the host's sums cannot wrap: a guest that lies here
+ * can misplace its own records, no more.
+ */
+static const char *load_map(struct check_report *r, const json_t *doc)
+{
+	const json_t *m = json_object_get(doc, "data_map"), *exts, *e;
+	const unsigned long long limit = 1ULL << 52;	/* 4 PiB: past any NVDIMM */
+	size_t i;
+
+	if (!m)
+		return NULL;
+	exts = json_object_get(m, "extents");
+	if (!json_is_object(m) || !json_is_string(json_object_get(m, "file")) ||
+	    bounded(json_object_get(m, "dev_phys"), limit) < 0 || !json_is_array(exts) ||
+	    json_array_size(exts) > CHECK_MAX_EXTENTS)
+		return "data_map is not {file, dev_phys, extents} with at most CHECK_MAX_EXTENTS extents";
+	r->map = calloc(1, sizeof(*r->map));
+	if (!r->map)
+		return "no memory for its data_map";
+	r->map->dev_phys = json_integer_value(json_object_get(m, "dev_phys"));
+	json_array_foreach(exts, i, e) {
+		long long l = bounded(json_array_get(e, 0), limit), p = bounded(json_array_get(e, 1), limit);
+		long long n = bounded(json_array_get(e, 2), limit);
+
+		if (json_array_size(e) != 3 || l < 0 || p < 0 || n <= 0)
+			return "a data_map extent is not [logical, physical, length] of integers below 2^52, its length above 0";
+		r->map->ext[i].logical = l;
+		r->map->ext[i].physical = p;
+		r->map->ext[i].len = n;
+		r->map->n++;
+	}
+	return NULL;
+}
+
 /* Why doc is no document on image, or NULL. */
 static const char *header(const json_t *doc, long image)
 {
@@ -248,6 +284,8 @@ int check_report_load(const char *text, size_t len, long image, struct check_rep
 	if (json_object_get(doc, "user_check"))
 		r->user_check = json_integer_value(json_object_get(doc, "user_check"));
 	refused = load_recovery(r, doc);
+	if (!refused)
+		refused = load_map(r, doc);
 	json_array_foreach(files, i, f)
 		if (!refused && (refused = load_file(r, f, &cap, &work)))
 			break;
@@ -264,6 +302,7 @@ void check_report_free(struct check_report *r)
 {
 	free(r->slots);
 	free(r->seqs);
+	free(r->map);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -33,6 +33,16 @@ struct ack_rec {
 	size_t len;
 };
 
+/* Where the data file lay in an image (the report's data_map): guest
+ * physical address of the device's first byte, and the file's extents. */
+struct data_map {
+	uint64_t dev_phys;
+	size_t n;
+	struct {
+		uint64_t logical, physical, len;
+	} ext[CHECK_MAX_EXTENTS];
+};
+
 struct check_report {
 	int mounted;		/* mount succeeded */
 	int fsck_status;	/* exit status of e2fsck -fn / xfs_repair -n */
@@ -50,6 +60,7 @@ struct check_report {
 	 * first that failed and its status (0: none failed) */
 	int pools, pool_status;
 	char pool_file[256];
+	struct data_map *map;	/* NULL: the report had none */
 };
 
 /* More slots than this in one report is a lying or broken guest: 16 GiB of

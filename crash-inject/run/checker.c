@@ -318,6 +318,11 @@ static void judge_report(struct check_set *set, long i, const char *text, size_t
 	}
 	if (!it->verdict)
 		it->verdict = judge(&r, set->acks, it->acked < set->nacks ? it->acked : set->nacks);
+	/* Kept for the ADR attribution of records acknowledged without an address. */
+	if (!it->map) {
+		it->map = r.map;
+		r.map = NULL;
+	}
 	check_report_free(&r);
 }
 

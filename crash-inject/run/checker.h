@@ -33,6 +33,7 @@ struct check_item {
 	int same_as;			/* >= 0: identical to that item, checked instead */
 	json_t *verdict;		/* the checker's, or set beforehand: not sent */
 	struct check_phases phases;	/* where its check's time went */
+	struct data_map *map;		/* where its data file lay, if the checker said */
 };
 
 /* One set of images: one scenario on one filesystem. */

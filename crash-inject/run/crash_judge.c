@@ -16,6 +16,7 @@
 
 #include "../judge/attribute.h"
 #include "../judge/check_phases.h"
+#include "../judge/place.h"
 #include "../judge/symbolize.h"
 #include "crash.h"
 #include "../../lib/diskfull.h"
@@ -91,13 +92,36 @@ static int verdict_ok(const char *v)
 	return !strcmp(v, "intact") || !strcmp(v, "recovered");
 }
 
+/*
+ * A copy of st->records in which the records acknowledged without an
+ * address are placed by map, the data file's extents in an image (the
+ * checker's data_map); NULL when there is no map. *placed counts them.
+ */
+static struct adr_record *placed_records(const struct crash_scenario_state *st, const struct data_map *map,
+					 size_t *placed)
+{
+	struct adr_record *r;
+
+	*placed = 0;
+	if (!map || !st->nacks || !(r = malloc(st->nacks * sizeof(*r))))
+		return NULL;
+	for (size_t k = 0; k < st->nacks; k++) {
+		r[k] = st->records[k];
+		if (!r[k].n && record_place(map, ADR_NVDIMM_BASE, st->model.region_size, st->acks[k].seq,
+					   st->acks[k].off, st->acks[k].len, &r[k]))
+			(*placed)++;
+	}
+	return r;
+}
+
 static void add_adr_facts(struct crash_scenario_state *st, size_t i, struct symbolizer *sym)
 {
 	const struct image *im = &st->images[i];
 	json_t *verdict = st->checks[i].verdict;
 	const struct adr_point *pt = &st->points[im->point];
 	const char *v = json_string_value(json_object_get(verdict, "verdict"));
-	struct record_map map = { st->records, st->nacks };
+	struct adr_record *own;
+	size_t orig = i, placed;
 
 	json_object_set_new(verdict, "point", json_integer(im->point));
 	json_object_set_new(verdict, "variant", json_string(im->variant));
@@ -107,7 +131,15 @@ static void add_adr_facts(struct crash_scenario_state *st, size_t i, struct symb
 	json_object_set_new(verdict, "hash", json_string(im->hash));
 	if (!strcmp(im->variant, "eadr") || verdict_ok(v) || !strcmp(v, "fs-corrupt"))
 		return;
-	attribute_image(verdict, pt, im->keep, &map, sym);
+	/* Records acknowledged by ack() alone are placed by the file's extents
+	 * in this image, as its checker saw them (a twin's: its original's). */
+	while (st->checks[orig].same_as >= 0)
+		orig = st->checks[orig].same_as;
+	own = placed_records(st, st->checks[orig].map, &placed);
+	attribute_image(verdict, pt, im->keep, &(struct record_map){ own ? own : st->records, st->nacks }, sym);
+	if (placed)
+		json_object_set_new(verdict, "records_placed_by_extents", json_integer(placed));
+	free(own);
 }
 
 /* Where x86-64 Linux loads a PIE's first segment when ASLR is off. */
@@ -165,6 +197,8 @@ void crash_unjudged(struct crash_scenario_state *st)
 	for (size_t i = 0; i < st->nimages; i++) {
 		json_decref(st->checks[i].verdict);
 		st->checks[i].verdict = NULL;
+		free(st->checks[i].map);
+		st->checks[i].map = NULL;
 	}
 	crash_images_drop(st);
 }
@@ -540,6 +574,8 @@ json_t *crash_judge(struct crash_scenario_state *st, const struct scenario *sc, 
 	for (i = 0; i < st->nimages; i++) {
 		json_decref(st->checks[i].verdict);
 		st->checks[i].verdict = NULL;
+		free(st->checks[i].map);
+		st->checks[i].map = NULL;
 		free(st->images[i].keep);
 		st->images[i].keep = NULL;
 	}
