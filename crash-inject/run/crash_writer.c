@@ -121,7 +121,9 @@ static void check_ack(struct crash_scenario_state *st)
 	struct adr_line first;
 	int n;
 
-	if (!st->model.have_rec) {
+	/* ack() sends the marker with no address: its record has no extent,
+	 * and there is nothing to compare (nor when no page of it resolved). */
+	if (!st->model.have_rec || !st->model.rec.n) {
 		st->acks_unlocated++;
 		return;
 	}
