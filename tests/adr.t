@@ -138,6 +138,21 @@ echo "# $lost images lost or tore records; $blamed name adr-noflush.c:$store_lin
 	.scenarios[0].model.first_pending_ack.site == "adr-noflush.c:'"$store_line"' (main)"' "$out/noflush/crash/summary.json" >/dev/null
 tap_ok $? "forgot to flush: caught under ADR, at every ack and in the images, every lost record traced to adr-noflush.c:$store_line"
 
+# The same bug acknowledged by ack() alone, with no address: no ack can be
+# checked, but each image places its records by the data file's extents
+# (the checker's FIEMAP), and every lost record is still traced to the store.
+crash noflush-noaddr --program tests/fixtures/adr-noflush.c --cflags -DACK_NO_ADDR --platform adr
+rc=$?
+dir=$out/noflush-noaddr/crash/program__ext4
+lost=$(jq -s '[.[] | select(.verdict == "lost" or .verdict == "torn")] | length' "$dir"/image-*.json)
+blamed=$(jq -s --arg s "adr-noflush.c:$store_line (main)" '[.[] | select(.verdict == "lost" or .verdict == "torn") |
+	select(.records_placed_by_extents > 0 and all(.causes[]; .site == $s and .why == "never written back"))] | length' \
+	"$dir"/image-*.json)
+echo "# ack() alone: $lost images lost or tore records; $blamed trace every one to adr-noflush.c:$store_line by the file's extents"
+[ "$rc" -eq 1 ] && [ "${lost:-0}" -gt 0 ] && [ "$blamed" = "$lost" ] &&
+	jq -e '.scenarios[0].model.acks_unlocated == .scenarios[0].acks' "$out/noflush-noaddr/crash/summary.json" >/dev/null
+tap_ok $? "forgot to flush, acknowledged without an address: every lost record traced to adr-noflush.c:$store_line by the file's extents"
+
 crash noflush-eadr --program tests/fixtures/adr-noflush.c --platform eadr
 rc=$?
 n=$(jq '.scenarios[0].images' "$out/noflush-eadr/crash/summary.json")
