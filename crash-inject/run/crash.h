@@ -127,6 +127,7 @@ struct crash_scenario_state {
 	 * not only those sampled as images): checked, without the record's
 	 * place (ack() rather than ack_at()), and with lines of it pending. */
 	uint64_t acks_checked, acks_unlocated, acks_pending, first_pending_seq;
+	double snapshot_seconds;	/* saving the crash points (adr_snapshot) */
 	struct adr_line first_pending;
 	/* the images, and per image what the checker needs and says (same index) */
 	struct image *images;
@@ -190,6 +191,7 @@ void crash_images_drop(struct crash_scenario_state *st);
 /* What a scenario's row says besides its verdicts. */
 struct crash_row_facts {
 	double t0;		/* when the scenario began */
+	double writer_seconds;	/* the writer guest: boot, program, crash points */
 	double check_seconds;	/* the checker guests' time on its images */
 	enum vm_status status;	/* how the writer guest ended */
 	const char *failure;	/* why the writer's run failed, or "" */

@@ -516,6 +516,11 @@ static json_t *scenario_row(struct crash_scenario_state *st, const struct scenar
 			"verdicts", sums->counts, "unexpected_images", sums->unexpected,
 			"seconds", now_s() - f->t0, "check_seconds", f->check_seconds, "writer",
 			vm_status_name(f->status), "deduplicated", (json_int_t)f->twins);
+	/* Where the time went: the writer (boot, program, crash points), and
+	 * under ADR its saving of the points; check_seconds is the checkers'. */
+	json_object_set_new(row, "writer_seconds", json_real(f->writer_seconds));
+	if (is_adr(st))
+		json_object_set_new(row, "snapshot_seconds", json_real(st->snapshot_seconds));
 	if (sc->kernel[0])
 		json_object_set_new(row, "kernel", json_string(sc->kernel));
 	/* Acks whose record still had lines pending: lost at that point under

@@ -84,6 +84,7 @@ json_t *crash_scenario_run(struct crash_scenario_state *st, const struct scenari
 	crash_writer_begin(st, sc->platform);
 	if (scenario_dir(st, sc, fs) < 0 || crash_writer_run(st, sc, fs, kernel, &r) < 0)
 		return NULL;
+	f.writer_seconds = now_s() - f.t0;
 	if (st->log_error.code)
 		fprintf(stderr, "crashtest: %s/%s: %s; stopped the writer at %zu acks, and its images are not judged\n",
 			sc->name, fs, st->log_error.context, st->nacks);

@@ -32,6 +32,7 @@ void crash_writer_begin(struct crash_scenario_state *st, const char *platform)
 	st->nacks = st->nimages = st->npoints = 0;
 	st->done = st->base_checked = st->have_last_rec = 0;
 	st->acks_checked = st->acks_unlocated = st->acks_pending = 0;
+	st->snapshot_seconds = 0;
 	st->model_error[0] = st->protocol_error[0] = '\0';
 	run_error_clear(&st->disk_full);
 	run_error_clear(&st->log_error);
@@ -237,7 +238,11 @@ static void take_point(struct crash_scenario_state *st, struct vm *vm, const cha
 			pt->rec = st->model.rec;
 			pt->has_rec = 1;
 		}
-		if (adr_snapshot(&st->model, vm_nvdimm(vm), pt) == 0) {
+		double t0 = now_s();
+		int saved = adr_snapshot(&st->model, vm_nvdimm(vm), pt);
+
+		st->snapshot_seconds += now_s() - t0;
+		if (saved == 0) {
 			st->npoints++;
 		} else if (disk_full_errno(errno)) {
 			/* No point is dropped without a word: the run stops here,
