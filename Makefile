@@ -501,9 +501,17 @@ adr-cost: all images
 
 # make crashbench [REPS=3] [KERNELS=flavour]: images checked per second, per phase,
 # on a fixed image set made once and cached (crash-inject/crashbench.sh)
+# make crashbench PLATFORM=adr [REPS=3] [KERNELS=flavour] [RECORDS=256] [FS=ext4]:
+# ADR crash testing end to end, images per second and where the time goes
+# (crash-inject/adr-speed.sh)
 crashbench: all images
+ifeq ($(PLATFORM),adr)
+	vm-images/build-kernel.sh $(or $(KERNELS),6.1-stock)
+	KERNEL=$(call kernel_names,$(or $(KERNELS),6.1-stock)) $(if $(RECORDS),RECORDS=$(RECORDS) )$(if $(FS),FS=$(FS) )crash-inject/adr-speed.sh $(or $(REPS),3)
+else
 	vm-images/build-kernel.sh $(or $(KERNELS),6.1-aware)
 	KERNEL=$(call kernel_names,$(or $(KERNELS),6.1-aware)) $(if $(RUN_ID),RUN_ID=$(RUN_ID) )crash-inject/crashbench.sh $(or $(REPS),3)
+endif
 
 # make compare A=results/runs/X B=results/runs/Y [C=...] [HTML=dir] (run ids work too)
 # make compare A=<run of several kernels>: its kernels side by side

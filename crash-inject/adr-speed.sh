@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# make crashbench PLATFORM=adr: ADR crash testing end to end, in images per
+# second, and where the time goes.
+#
+# A MAP_SYNC program of RECORDS (256) acknowledged 4 KiB records, each made
+# durable with clwb + sfence (tests/fixtures/adr-flush.c), is crash-tested
+# REPS times under the ADR model, each run with its own seed. Each run's
+# row of summary.json gives its images, its seconds, the writer's (the
+# guest's boot, the program under the model, its crash points; of it, the
+# saving of the points) and the checkers'. Printed: the median and the
+# range over the runs, and the accelerator they ran on. The figures are
+# this machine's; under TCG, emulated time makes them a ratio to compare
+# two versions of the harness on one machine, not a property of hardware.
+#
+#   crash-inject/adr-speed.sh [REPS]   (RECORDS=, FS=, KERNEL=, OUT= override)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+reps=${1:-3}
+B=${PMEM_BUILD:-build}
+records=${RECORDS:-256}
+fs=${FS:-ext4}
+kernel=${KERNEL:-6.1-stock}
+out=${OUT:-$B/adr-speed}
+
+[ -x "$B/pmem-harness" ] || { echo "adr-speed: no $B/pmem-harness: run 'make'" >&2; exit 1; }
+rm -rf "$out"
+mkdir -p "$out"
+rows=$out/rows.tsv
+: >"$rows"
+for rep in $(seq "$reps"); do
+	echo "adr-speed: run $rep of $reps ($records records, $fs, $kernel) ..." >&2
+	# The program passes (rc 0); any other end is a failure of the harness.
+	if ! "$B/pmem-harness" crashtest --program tests/fixtures/adr-flush.c --cflags "-DRECORDS=$records" \
+		--platform adr --fs "$fs" --kernel "$kernel" --seed "$rep" --results "$out" --run-id "rep$rep" \
+		${ACCEL:+--accel "$ACCEL"} >"$out/rep$rep.out" 2>&1; then
+		echo "adr-speed: run $rep failed: see $out/rep$rep.out" >&2
+		exit 1
+	fi
+	jq -r '[.accel, (.scenarios[0] | .images, .seconds, .writer_seconds, .snapshot_seconds, .check_seconds)] | @tsv' \
+		"$out/rep$rep/crash/summary.json" >>"$rows"
+done
+
+# Median and range of column c (2: images, 3: total s, ...), and of the
+# rates images/total (-1) and images/check (-2).
+stat() { # column
+	awk -F'\t' -v c="$1" '{ v = c == -1 ? $2 / $3 : c == -2 ? $2 / $6 : c == -3 ? $3 - $4 - $6 : $c; print v }' "$rows" |
+		sort -g | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+			printf "%8.2f  (%.2f to %.2f)\n", m, v[1], v[NR] }'
+}
+accel=$(cut -f1 "$rows" | sort -u | paste -sd, -)
+printf 'ADR crash testing end to end: adr-flush.c, %s records, %s, %s, %s runs on %s (median, range)\n' \
+	"$records" "$fs" "$kernel" "$reps" "$accel"
+printf '  images per second    %s\n' "$(stat -1)"
+printf '  images               %s\n' "$(stat 2)"
+printf '  seconds              %s\n' "$(stat 3)"
+printf '    writer             %s\n' "$(stat 4)"
+printf '      saving points    %s\n' "$(stat 5)"
+printf '    checking           %s\n' "$(stat 6)"
+printf '    the rest           %s\n' "$(stat -3)"
+printf '  checked per second   %s\n' "$(stat -2)"
+echo "runs: $out"
