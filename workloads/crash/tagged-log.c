@@ -27,7 +27,6 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <immintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,12 +36,6 @@
 #include "cpu_flush.h"
 #include "pmem_map.h"
 #include "tagged-log.h"
-
-static void persist(const void *p, size_t len)
-{
-	cpu_writeback_unfenced(p, len);
-	_mm_sfence();
-}
 
 int main(void)
 {
@@ -72,7 +65,7 @@ int main(void)
 	 * so that at a record's crash points only the record is pending. */
 	for (uint64_t off = 0; off < LOG_SIZE; off += LOG_SB) {
 		*(volatile unsigned char *)(map + off) = 0;
-		persist(map + off, 1);
+		cpu_flush(map + off, 1);
 	}
 	tail = (uint64_t *)map;
 	for (uint64_t seq = 0; seq < RECORDS; seq++) {
@@ -82,17 +75,17 @@ int main(void)
 			log_line_fill(&s->payload[i], seq, i);
 #ifdef LOG_ORDERED
 		*tail = seq + 1;
-		persist(tail, sizeof(*tail));
-		persist(s->payload, sizeof(s->payload));
+		cpu_flush(tail, sizeof(*tail));
+		cpu_flush(s->payload, sizeof(s->payload));
 		s->magic = LOG_MAGIC;
 		s->seq = seq;
-		persist(s, LINE);
+		cpu_flush(s, LINE);
 #else
 		s->magic = LOG_MAGIC;
 		s->seq = seq;
 		*tail = seq + 1;
-		persist(tail, sizeof(*tail));
-		persist(s, SLOT);
+		cpu_flush(tail, sizeof(*tail));
+		cpu_flush(s, SLOT);
 #endif
 		if (ack_at(seq, LOG_SB + seq * SLOT, SLOT, s) < 0)
 			return 1;

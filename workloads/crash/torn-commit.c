@@ -23,7 +23,6 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <immintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -32,12 +31,6 @@
 #include "cpu_flush.h"
 #include "pmem_map.h"
 #include "torn-commit.h"
-
-static void persist(const void *p, size_t len)
-{
-	cpu_writeback_unfenced(p, len);
-	_mm_sfence();
-}
 
 int main(void)
 {
@@ -67,7 +60,7 @@ int main(void)
 	 * record is pending. */
 	for (uint64_t off = 0; off < LOG_SIZE; off += LOG_SB) {
 		*(volatile unsigned char *)(map + off) = 0;
-		persist(map + off, 1);
+		cpu_flush(map + off, 1);
 	}
 	tail = (volatile uint64_t *)map;
 	for (uint64_t seq = 0; seq < RECORDS; seq++) {
@@ -77,15 +70,15 @@ int main(void)
 			r->word[w] = rec_word(seq, w);
 #ifdef COMMIT_ORDERED
 		*tail = seq + 1;
-		persist((const void *)tail, sizeof(*tail));
-		persist((const void *)r, 64);
+		cpu_flush((const void *)tail, sizeof(*tail));
+		cpu_flush((const void *)r, 64);
 		r->commit = seq + 1;
-		persist((const void *)r, 64);
+		cpu_flush((const void *)r, 64);
 #else
 		r->commit = seq + 1;
 		*tail = seq + 1;
-		persist((const void *)tail, sizeof(*tail));
-		persist((const void *)r, 64);
+		cpu_flush((const void *)tail, sizeof(*tail));
+		cpu_flush((const void *)r, 64);
 #endif
 		if (ack_at(seq, LOG_SB + seq * 64, 64, (const void *)r) < 0)
 			return 1;
