@@ -18,6 +18,7 @@
 
 #include "accel.h"
 #include "../lib/cache_dir.h"
+#include "../lib/diskfull.h"
 #include "guest_run.h"
 #include "../lib/filesystems.h"
 #include "../lib/jsonio.h"
@@ -278,7 +279,10 @@ int guest_run(struct guest_run_opts *ro)
 	vm_run(&o, &r);
 	doc = vm_json(ro, &o, &r, version, why);
 	snprintf(kernel, sizeof(kernel), "%s/vm.json", ro->out);
-	json_write_atomic(kernel, doc);
+	/* A full disk is the caller's to say, in the one line that stops its run
+	 * (the guest failed for it too); anything else is said here. */
+	if (json_write_atomic_why(kernel, doc, why, sizeof(why)) < 0 && !disk_full_errno(errno))
+		fprintf(ro->msg, "pmem-harness: %s\n", why);
 	json_decref(doc);
 	if (o.qemu.nvdimm && !ro->keep_image)
 		unlink(nvdimm);
