@@ -142,6 +142,7 @@ struct insn_desc {
 /* A write-back issued (clwb, clflushopt, NT store) and not yet fenced. */
 struct flush_rec {
 	uint64_t line;		/* line number in the region */
+	uint64_t at_store;	/* the region's store count when it was written back */
 	unsigned int vcpu;
 	int user;		/* written back by user code (clwb, clflushopt or an NT store) */
 	uint8_t bytes[ADR_LINE];
@@ -155,6 +156,19 @@ static size_t state_bytes;
 
 static GMutex lock;
 static GHashTable *pending;	/* line number -> slot + 1 */
+/*
+ * What the plugin alone needs of each pending line, by slot as st->lines:
+ * the line as the last store left it (a store's callback comes after its
+ * bytes landed, so this is how the value it overwrote is known), which
+ * bytes were stored since the line was last durable, and the last store to
+ * each 8-byte word.
+ */
+struct line_shadow {
+	uint8_t bytes[ADR_LINE];
+	uint64_t stored;	/* bit b: byte b stored since last durable */
+	uint64_t pc[ADR_LINE / 8], caller[ADR_LINE / 8];
+};
+static struct line_shadow *shadows;
 static GHashTable *descs;	/* (pc, kind) -> struct insn_desc */
 static GArray *flushes;		/* struct flush_rec */
 static int64_t linear_delta;	/* kernel vaddr - guest physical addr of the region */
@@ -234,6 +248,7 @@ static void pending_drop(uint64_t line)
 	g_hash_table_remove(pending, GSIZE_TO_POINTER(line));
 	if (slot != last) {
 		st->lines[slot] = st->lines[last];
+		shadows[slot] = shadows[last];
 		g_hash_table_insert(pending, GSIZE_TO_POINTER(st->lines[slot].off / ADR_LINE),
 				    GSIZE_TO_POINTER(slot + 1));
 	}
@@ -271,6 +286,9 @@ static struct adr_line *line_pending(uint64_t line)
 	l = &st->lines[st->npending++];
 	memset(l, 0, sizeof(*l));
 	l->off = line * ADR_LINE;
+	/* Not pending until now: the durable copy holds what the store overwrote. */
+	memset(&shadows[l - st->lines], 0, sizeof(shadows[0]));
+	memcpy(shadows[l - st->lines].bytes, durable + line * ADR_LINE, ADR_LINE);
 	g_hash_table_insert(pending, GSIZE_TO_POINTER(line), GSIZE_TO_POINTER(st->npending));
 	return l;
 }
@@ -285,6 +303,63 @@ static void line_count_store(struct adr_line *l)
 	l->last_store = st->stores;
 }
 
+/*
+ * A store of bytes [from, to) of the line has landed. Where it changed
+ * bytes already stored since the line was last durable, the line held a
+ * value until now that a cache could have written back, and that neither
+ * the durable copy nor the line as it is now shows: keep it (the first
+ * ADR_VERSIONS of them). The shadow then takes the line as it is now.
+ */
+static void line_remember(struct adr_line *l, uint64_t line, unsigned int from, unsigned int to, uint64_t pc,
+			  uint64_t caller)
+{
+	struct line_shadow *s = &shadows[l - st->lines];
+	const uint8_t *now = media + line * ADR_LINE;
+	int changed = -1;
+
+	for (unsigned int b = from; b < to && changed < 0; b++)
+		if ((s->stored >> b & 1) && s->bytes[b] != now[b])
+			changed = b;
+	if (changed >= 0 && l->versions_seen++ < ADR_VERSIONS) {
+		struct adr_version *v = &l->version[l->nversions++];
+
+		v->pc = s->pc[changed / 8];
+		v->caller = s->caller[changed / 8];
+		v->at_store = st->stores;
+		memcpy(v->bytes, s->bytes, ADR_LINE);
+	} else if (changed >= 0) {
+		st->versions_dropped++;
+	}
+	memcpy(s->bytes, now, ADR_LINE);
+	for (unsigned int b = from; b < to; b++)
+		s->stored |= 1ULL << b;
+	for (unsigned int w = from / 8; w <= (to - 1) / 8; w++) {
+		s->pc[w] = pc;
+		s->caller[w] = caller;
+	}
+}
+
+/*
+ * A fence made the line's write-back of store count at durable and the
+ * line stays pending (stored again since): the values it held before the
+ * write-back are older than what is durable now, and only the bytes that
+ * differ from it count as stored since.
+ */
+static void line_durable_up_to(struct adr_line *l, uint64_t line, uint64_t at)
+{
+	struct line_shadow *s = &shadows[l - st->lines];
+	uint32_t kept = 0;
+
+	for (uint32_t i = 0; i < l->nversions; i++)
+		if (l->version[i].at_store > at)
+			l->version[kept++] = l->version[i];
+	l->nversions = l->versions_seen = kept;
+	s->stored = 0;
+	for (unsigned int b = 0; b < ADR_LINE; b++)
+		if (durable[line * ADR_LINE + b] != media[line * ADR_LINE + b])
+			s->stored |= 1ULL << b;
+}
+
 /* The line names its last store. */
 static void line_names(struct adr_line *l, uint64_t pc, uint64_t caller, int nt)
 {
@@ -295,12 +370,13 @@ static void line_names(struct adr_line *l, uint64_t pc, uint64_t caller, int nt)
 }
 
 /* A cached store: the line is pending until written back and fenced. */
-static void line_stored(uint64_t line, uint64_t pc, uint64_t caller)
+static void line_stored(uint64_t line, unsigned int from, unsigned int to, uint64_t pc, uint64_t caller)
 {
 	struct adr_line *l = line_pending(line);
 
 	if (!l)
 		return;
+	line_remember(l, line, from, to, pc, caller);
 	line_count_store(l);
 	line_names(l, pc, caller, 0);
 }
@@ -338,6 +414,7 @@ static void line_written_back(uint64_t line, unsigned int vcpu, int user)
 	l->flags = (l->flags | ADR_LINE_FLUSHING) & ~ADR_LINE_NT_EVICTED;
 	f = flush_of(line, vcpu, media + line * ADR_LINE);
 	memcpy(f->bytes, media + line * ADR_LINE, ADR_LINE);
+	f->at_store = st->stores;
 	f->user |= user;
 }
 
@@ -358,10 +435,12 @@ static void line_nt_stored(uint64_t line, unsigned int from, unsigned int to, un
 	if (!l)
 		return;
 	/* Whether the line names a cached store, whose bytes may be left behind. */
+	line_remember(l, line, from, to, pc, caller);
 	cached = l->stores && (!(l->flags & ADR_LINE_NT) || (l->flags & ADR_LINE_NT_EVICTED));
 	line_count_store(l);
 	f = flush_of(line, vcpu, durable + line * ADR_LINE);
 	memcpy(f->bytes + from, now + from, to - from);
+	f->at_store = st->stores;
 	f->user |= pc < KERNEL_BASE;
 	if (cached && memcmp(f->bytes, now, ADR_LINE))
 		l->flags |= ADR_LINE_NT | ADR_LINE_NT_EVICTED;
@@ -392,8 +471,10 @@ static unsigned int fence(unsigned int vcpu, int *user)
 			memcpy(durable + f->line * ADR_LINE, f->bytes, ADR_LINE);
 			/* Bytes stored after the write-back, or that no write-back
 			 * carried, keep the line pending. */
-			if (memcmp(durable + f->line * ADR_LINE, media + f->line * ADR_LINE, ADR_LINE))
+			if (memcmp(durable + f->line * ADR_LINE, media + f->line * ADR_LINE, ADR_LINE)) {
 				l->flags &= ~ADR_LINE_FLUSHING;
+				line_durable_up_to(l, f->line, f->at_store);
+			}
 			else
 				pending_drop(f->line);
 		}
@@ -674,7 +755,7 @@ static void on_store(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vad
 			if (d->kind == INSN_NT_STORE)
 				line_nt_stored(line, from - line * ADR_LINE, to - line * ADR_LINE, vcpu, d->pc, caller);
 			else
-				line_stored(line, d->pc, caller);
+				line_stored(line, from - line * ADR_LINE, to - line * ADR_LINE, d->pc, caller);
 		}
 	}
 	if (time_requested && (in[0] || in[1])) {
@@ -1132,6 +1213,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	st->line_size = ADR_LINE;
 	st->region_size = size;
 	st->capacity = capacity;
+	shadows = calloc(capacity, sizeof(*shadows));
+	if (!shadows) {
+		fprintf(stderr, "adr-cache: no memory for %" PRIu64 " lines\n", capacity);
+		return -1;
+	}
 	pending = g_hash_table_new(g_direct_hash, g_direct_equal);
 	descs = g_hash_table_new(g_int64_hash, g_int64_equal);
 	flushes = g_array_new(FALSE, FALSE, sizeof(struct flush_rec));

@@ -23,8 +23,22 @@
 #include <stdint.h>
 
 #define ADR_STATE_MAGIC "PMEMADR1"
-#define ADR_STATE_VERSION 3
+#define ADR_STATE_VERSION 4
 #define ADR_LINE 64ULL
+/*
+ * Earlier values of a pending line kept, at most: a line stored to, then
+ * stored to again with other bytes before it was durable, held a value a
+ * cache could have written back in between (adr_line.version).
+ */
+#define ADR_VERSIONS 4
+
+/* A value the line held between two of its stores since it was last durable. */
+struct adr_version {
+	uint64_t pc;		/* the last store to the bytes the next store changed */
+	uint64_t caller;	/* and its caller, as adr_line.caller */
+	uint64_t at_store;	/* the region's store count when it was overwritten */
+	uint8_t bytes[ADR_LINE];	/* the whole line just before that store */
+};
 
 enum adr_line_flags {
 	ADR_LINE_USER = 1,	/* the store pc names was user code */
@@ -45,6 +59,9 @@ struct adr_line {
 	uint64_t last_store;	/* and at its last: the pending lines' store order */
 	uint32_t stores;	/* stores since it was last durable */
 	uint32_t flags;		/* enum adr_line_flags */
+	uint32_t nversions;	/* values in version[], in the order they were held */
+	uint32_t versions_seen;	/* and how many it held: the first ADR_VERSIONS are kept */
+	struct adr_version version[ADR_VERSIONS];
 };
 
 struct adr_state {
@@ -64,6 +81,7 @@ struct adr_state {
 	uint64_t last_unresolved_pc;
 	uint64_t overflow;		/* stores to lines that did not fit: the model is incomplete */
 	uint64_t points;		/* crash points announced */
+	uint64_t versions_dropped;	/* earlier values past ADR_VERSIONS of a line, not kept */
 	struct adr_line lines[];
 };
 
