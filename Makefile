@@ -429,7 +429,7 @@ bench:
 		$(if $(RESUME),--resume,--run-id) $(BENCH_RUN_ID),$(BENCH_RUN_ID))
 
 # make crashtest [FS="..."] [SCENARIOS="..."] [PLATFORM=eadr|adr] [KEEP=1]
-#                [SUBSETS=N] [STRUCTURED=N] [TORN=N] [FENCE_POINTS=N]
+#                [SUBSETS=N] [STRUCTURED=N] [TORN=N] [HISTORY=N] [FENCE_POINTS=N]
 # Kernels that rows of the scenario table name (their seventh column), for
 # the rows SCENARIOS= selects (all by default).
 comma := ,
@@ -449,7 +449,7 @@ crashtest_options = $(if $(KERNELS),--kernel $(call kernel_names,$(KERNELS))) $(
 		$(if $(PROGRAM),--program "$(PROGRAM)") $(if $(RECOVER),--recover "$(RECOVER)") $(if $(CHECK),--check "$(CHECK)") \
 		$(if $(filter command line,$(origin CFLAGS)),--cflags "$(CFLAGS)") $(if $(LDLIBS),--ldlibs "$(LDLIBS)") \
 		$(if $(MODES),--mode "$(MODES)") $(if $(PLATFORM),--platform $(PLATFORM)) \
-		$(if $(SUBSETS),--subsets $(SUBSETS)) $(if $(STRUCTURED),--structured $(STRUCTURED)) $(if $(TORN),--torn $(TORN)) $(if $(FENCE_POINTS),--fence-points $(FENCE_POINTS))
+		$(if $(SUBSETS),--subsets $(SUBSETS)) $(if $(STRUCTURED),--structured $(STRUCTURED)) $(if $(TORN),--torn $(TORN)) $(if $(HISTORY),--history $(HISTORY)) $(if $(FENCE_POINTS),--fence-points $(FENCE_POINTS))
 crashtest:
 	vm-images/setup-host.sh
 	$(MAKE) all images

@@ -100,7 +100,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: pmem-harness crashtest [--fs LIST] [--scenarios LIST] [--scenario-table FILE] [--kernel FLAVOUR]\n"
 		"                              [--platform eadr|adr] [--subsets N] [--structured N] [--torn N]\n"
-		"                              [--fence-points N]\n"
+		"                              [--history N] [--fence-points N]\n"
 		"                              [--program PROG [ARG...] [--recover PROG [ARG...]] [--check PROG]\n"
 		"                               [--mode MODE]\n"
 		"                               [--cflags FLAGS] [--ldlibs LIBS]]\n"
@@ -121,6 +121,10 @@ static void usage(FILE *f)
 		"  --torn N        ADR images of torn lines per crash point, at most N of each:\n"
 		"                  one changed 8-byte word of a line left old in the eADR image,\n"
 		"                  or taken new in the strict one (default 0: lines whole; max 32)\n"
+		"  --history N     ADR images of earlier values per crash point, at most N of\n"
+		"                  each: a line stored over before it was durable, taken as it\n"
+		"                  was in between, in the eADR image or alone in the strict one\n"
+		"                  (default 8, max 32; 0: a line is as last durable or as now)\n"
 		"  --fence-points N  ADR crash points sampled at fences (default 4; a black box 32)\n"
 		"  --fence-period N  sample one in N fences that write lines back and leave\n"
 		"                  others pending (default 200; 1: each, up to --fence-points;\n"
@@ -153,7 +157,7 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 		{ "mode", required_argument, NULL, 'M' }, { "platform", required_argument, NULL, 'L' },
 		{ "subsets", required_argument, NULL, 'N' }, { "fence-points", required_argument, NULL, 'F' },
 		{ "fence-period", required_argument, NULL, 'E' }, { "structured", required_argument, NULL, 'U' },
-		{ "torn", required_argument, NULL, 'W' },
+		{ "torn", required_argument, NULL, 'W' }, { "history", required_argument, NULL, 'Y' },
 		{ "scenario-table", required_argument, NULL, 'T' },
 		{ "checkers", required_argument, NULL, 'c' }, { "cflags", required_argument, NULL, 'G' },
 		{ "ldlibs", required_argument, NULL, 'l' }, { "resume", required_argument, NULL, 'R' },
@@ -163,7 +167,7 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:r:M:L:N:U:W:F:E:T:c:G:l:R:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:s:k:KS:i:o:a:P:C:r:M:L:N:U:W:Y:F:E:T:c:G:l:R:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': o->filesystems = optarg; break;
 		case 's': o->scenarios = optarg; break;
@@ -192,6 +196,7 @@ static int parse_options(struct crashtest *t, int argc, char **argv)
 		case 'N': o->adr.subsets = strtoul(optarg, NULL, 0); break;
 		case 'U': o->adr.structured = strtoul(optarg, NULL, 0); break;
 		case 'W': o->adr.torn = strtoul(optarg, NULL, 0); break;
+		case 'Y': o->adr.history = strtoul(optarg, NULL, 0); break;
 		case 'F':
 			o->adr.fence_max = strtoull(optarg, NULL, 0);
 			t->fence_points_given = 1;
@@ -272,6 +277,11 @@ static int check_options(struct crashtest *t)
 	if (o->adr.torn > ADR_MAX_TORN) {
 		fprintf(stderr, "crashtest: --torn %u is more than %d images of each torn family per crash point\n",
 			o->adr.torn, ADR_MAX_TORN);
+		return 2;
+	}
+	if (o->adr.history > ADR_MAX_HISTORY) {
+		fprintf(stderr, "crashtest: --history %u is more than %d images of each family of earlier values per crash point\n",
+			o->adr.history, ADR_MAX_HISTORY);
 		return 2;
 	}
 	t->st.images = calloc(MAX_IMAGES, sizeof(*t->st.images));
@@ -570,7 +580,7 @@ static void crashtest_init(struct crashtest *t)
 {
 	*t = (struct crashtest){
 		.opt = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "auto", .mode = "shared",
-			 .seed = 1, .adr = { .subsets = 20, .structured = 16, .fence_max = 4, .fence_period = 200 } },
+			 .seed = 1, .adr = { .subsets = 20, .structured = 16, .history = 8, .fence_max = 4, .fence_period = 200 } },
 		.results = "results/runs",
 		.rows = json_array(),
 		.t0 = now_s(),
@@ -719,6 +729,8 @@ static int unit_options(struct crashtest *t, const char *run_dir)
 	/* A run from before the structured subsets resumes without them. */
 	o->adr.structured = json_integer_value(json_object_get(opts, "structured"));
 	o->adr.torn = json_integer_value(json_object_get(opts, "torn"));
+	/* A run from before the earlier values resumes without them. */
+	o->adr.history = json_integer_value(json_object_get(opts, "history"));
 	o->adr.fence_max = json_integer_value(json_object_get(opts, "fence_points"));
 	o->adr.fence_period = json_integer_value(json_object_get(opts, "fence_period"));
 	o->keep = json_is_true(json_object_get(opts, "keep"));

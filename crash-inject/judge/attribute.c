@@ -41,14 +41,17 @@ static size_t group(const struct adr_point *pt, const unsigned char *keep, const
 	*total = 0;
 	for (size_t i = 0; i < pt->nlines; i++) {
 		const struct adr_line *l = &pt->lines[i];
-		const char *why = adr_line_why(l);
+		/* A line taken at an earlier value names the store of that value. */
+		const struct adr_version *v = adr_kept_version(pt, keep, i);
+		const char *why = v ? adr_version_why : adr_line_why(l);
+		uint64_t pc = v ? v->pc : l->pc, caller = v ? v->caller : l->caller;
 		size_t k;
 
 		/* A line torn, some of its words kept and some not, is dropped in part. */
 		if ((keep && keep[i] == ADR_KEEP) || (only && !inside(only, l->off)))
 			continue;
 		(*total)++;
-		const char *name = symbolize_store(sym, l->pc, l->caller);
+		const char *name = symbolize_store(sym, pc, caller);
 
 		for (k = 0; k < n; k++)
 			if (sites[k].why == why && !strcmp(sites[k].name, name))
@@ -56,7 +59,7 @@ static size_t group(const struct adr_point *pt, const unsigned char *keep, const
 		if (k == n) {
 			if (n == max)
 				continue;
-			sites[n] = (struct site){ l->pc, l->caller, why, 0, "" };
+			sites[n] = (struct site){ pc, caller, why, 0, "" };
 			snprintf(sites[n].name, sizeof(sites[n].name), "%s", name);
 			n++;
 		}

@@ -242,6 +242,15 @@ int adr_snapshot(const struct adr_model *m, const char *media, struct adr_point 
 	memcpy(pt->lines, ((struct adr_state *)map)->lines, pt->nlines * sizeof(*pt->lines));
 	munmap(map, bytes);
 	close(fd);
+	pt->nversions = 0;
+	for (size_t i = 0; i < pt->nlines; i++) {
+		if (pt->lines[i].nversions > ADR_VERSIONS) {
+			fprintf(stderr, "adr: the model state holds a line with more earlier values than it keeps\n");
+			adr_point_free(pt);
+			return -1;
+		}
+		pt->nversions += pt->lines[i].nversions;
+	}
 	for (size_t i = 0; i < pt->nlines; i++)
 		if (pt->lines[i].off % ADR_LINE || pt->lines[i].off >= m->region_size) {
 			fprintf(stderr, "adr: the model state holds a line outside the region\n");
@@ -252,7 +261,7 @@ int adr_snapshot(const struct adr_model *m, const char *media, struct adr_point 
 		.stores = hdr.stores, .nt_stores = hdr.nt_stores, .flushes = hdr.flushes,
 		.fences = hdr.fences, .unresolved_flushes = hdr.unresolved_flushes,
 		.last_unresolved_pc = hdr.last_unresolved_pc, .overflow = hdr.overflow,
-		.points = hdr.points, .pending = hdr.npending,
+		.points = hdr.points, .pending = hdr.npending, .versions_dropped = hdr.versions_dropped,
 	};
 	pt->current = malloc((pt->nlines ? pt->nlines : 1) * ADR_LINE);
 	pt->old = malloc((pt->nlines ? pt->nlines : 1) * ADR_LINE);
@@ -283,7 +292,7 @@ void adr_point_free(struct adr_point *pt)
 	pt->lines = NULL;
 	pt->current = NULL;
 	pt->old = NULL;
-	pt->nlines = 0;
+	pt->nlines = pt->nversions = 0;
 }
 
 /* The pending lines in store order: by their last store, then by offset. */
@@ -305,17 +314,28 @@ static size_t evenly(size_t t, size_t c, size_t n)
 	return c < 2 ? n - 1 : n - 1 - (t * (n - 1) + (c - 1) / 2) / (c - 1);
 }
 
-static unsigned char *new_mask(unsigned char *masks, struct adr_subset *what, size_t k, size_t nlines,
+/* Mask k of width bytes: its lines (the first nlines) all fill, no earlier value laid over them. */
+static unsigned char *new_mask(unsigned char *masks, struct adr_subset *what, size_t k, size_t nlines, size_t width,
 			       enum adr_family family, size_t index, int fill)
 {
 	what[k] = (struct adr_subset){ .family = family, .index = index };
-	memset(masks + k * nlines, fill, nlines);
-	return masks + k * nlines;
+	memset(masks + k * width, fill, nlines);
+	memset(masks + k * width + nlines, 0, width - nlines);
+	return masks + k * width;
+}
+
+size_t adr_mask_width(const struct adr_line *lines, size_t nlines)
+{
+	size_t w = nlines;
+
+	for (size_t i = 0; i < nlines; i++)
+		w += lines[i].nversions;
+	return w;
 }
 
 /* The whole lines: every subset of a few, else the structured families and the random ones. */
-static size_t line_subsets(const size_t *rank, size_t nlines, const struct adr_params *p, unsigned int *seed,
-			   unsigned char *masks, struct adr_subset *what, size_t max)
+static size_t line_subsets(const size_t *rank, size_t nlines, size_t width, const struct adr_params *p,
+			   unsigned int *seed, unsigned char *masks, struct adr_subset *what, size_t max)
 {
 	size_t k = 0, c;
 	unsigned char *m;
@@ -323,7 +343,7 @@ static size_t line_subsets(const size_t *rank, size_t nlines, const struct adr_p
 	if (nlines <= 4) {
 		/* Every proper, non-empty subset: 2^n - 2 of them. */
 		for (unsigned int bits = 1; bits + 1 < (1u << nlines) && k < max; bits++, k++) {
-			m = new_mask(masks, what, k, nlines, ADR_SUB_ALL, k, 0);
+			m = new_mask(masks, what, k, nlines, width, ADR_SUB_ALL, k, 0);
 			for (size_t i = 0; i < nlines; i++)
 				m[i] = (bits >> i) & 1 ? ADR_KEEP : 0;
 		}
@@ -334,7 +354,7 @@ static size_t line_subsets(const size_t *rank, size_t nlines, const struct adr_p
 	for (size_t t = 0; t < c && k < max; t++, k++) {
 		size_t j = 1 + evenly(t, c, nlines - 1);
 
-		m = new_mask(masks, what, k, nlines, ADR_SUB_PREFIX, j, 0);
+		m = new_mask(masks, what, k, nlines, width, ADR_SUB_PREFIX, j, 0);
 		for (size_t i = 0; i < j; i++)
 			m[rank[i]] = ADR_KEEP;
 	}
@@ -343,19 +363,55 @@ static size_t line_subsets(const size_t *rank, size_t nlines, const struct adr_p
 	for (size_t t = 0; t < c && k < max; t++, k++) {
 		size_t r = evenly(t, c, nlines);
 
-		new_mask(masks, what, k, nlines, ADR_SUB_DROP, r, ADR_KEEP)[rank[r]] = 0;
+		new_mask(masks, what, k, nlines, width, ADR_SUB_DROP, r, ADR_KEEP)[rank[r]] = 0;
 	}
 	for (size_t t = 0; t < c && k < max; t++, k++) {
 		size_t r = evenly(t, c, nlines);
 
-		new_mask(masks, what, k, nlines, ADR_SUB_KEEP, r, 0)[rank[r]] = ADR_KEEP;
+		new_mask(masks, what, k, nlines, width, ADR_SUB_KEEP, r, 0)[rank[r]] = ADR_KEEP;
 	}
 	/* Random: each line kept with probability 1/2 (seeded). */
 	for (size_t t = 0; t < p->subsets && k < max; t++, k++) {
-		m = new_mask(masks, what, k, nlines, ADR_SUB_RANDOM, t, 0);
+		m = new_mask(masks, what, k, nlines, width, ADR_SUB_RANDOM, t, 0);
 		for (size_t i = 0; i < nlines; i++)
 			m[i] = rand_r(seed) & 1 ? ADR_KEEP : 0;
 	}
+	return k;
+}
+
+/*
+ * The earlier values: the (line, value) pairs in store order, at most
+ * p->history of each family, after the k masks already written.
+ */
+static size_t history_subsets(const struct adr_line *lines, const size_t *rank, size_t nlines, size_t width,
+			      const struct adr_params *p, unsigned char *masks, struct adr_subset *what, size_t k,
+			      size_t max)
+{
+	size_t npairs = width - nlines, c = p->history < npairs ? p->history : npairs, *slot;
+
+	if (!c)
+		return k;
+	/* Where each line's first earlier value sits in a mask. */
+	slot = malloc(nlines * sizeof(*slot));
+	if (!slot)
+		abort();
+	for (size_t i = 0, s = nlines; i < nlines; s += lines[i++].nversions)
+		slot[i] = s;
+	for (int keep = 0; keep < 2; keep++)
+		for (size_t t = 0; t < c && k < max; t++, k++) {
+			size_t pair = evenly(t, c, npairs), r = 0;
+			unsigned char *m;
+
+			/* The pair-th earlier value, counted in store order. */
+			while (pair >= lines[rank[r]].nversions)
+				pair -= lines[rank[r++]].nversions;
+			m = new_mask(masks, what, k, nlines, width, keep ? ADR_SUB_HIST_KEEP : ADR_SUB_HIST_DROP, r,
+				     keep ? 0 : ADR_KEEP);
+			m[rank[r]] = 0;
+			m[slot[rank[r]] + pair] = ADR_KEEP;
+			what[k].version = pair;
+		}
+	free(slot);
 	return k;
 }
 
@@ -363,7 +419,7 @@ size_t adr_subsets(const struct adr_line *lines, const unsigned char *changed, s
 		   const struct adr_params *p, unsigned int *seed, unsigned char *masks, struct adr_subset *what,
 		   size_t max)
 {
-	size_t k, *rank, npairs = 0, c;
+	size_t k, *rank, npairs = 0, c, width = adr_mask_width(lines, nlines);
 
 	if (!nlines)
 		return 0;
@@ -374,7 +430,7 @@ size_t adr_subsets(const struct adr_line *lines, const unsigned char *changed, s
 		rank[i] = i;
 	order_lines = lines;
 	qsort(rank, nlines, sizeof(*rank), by_store);
-	k = line_subsets(rank, nlines, p, seed, masks, what, max);
+	k = line_subsets(rank, nlines, width, p, seed, masks, what, max);
 	/* Torn lines: the (line, word) pairs whose word changed, in store order. */
 	for (size_t r = 0; p->torn && r < nlines; r++)
 		npairs += __builtin_popcount(changed[rank[r]]);
@@ -396,11 +452,12 @@ size_t adr_subsets(const struct adr_line *lines, const unsigned char *changed, s
 			for (;; w++)
 				if ((changed[rank[r]] >> w & 1) && !pair--)
 					break;
-			m = new_mask(masks, what, k, nlines, keep ? ADR_SUB_TORN_KEEP : ADR_SUB_TORN_DROP, r,
+			m = new_mask(masks, what, k, nlines, width, keep ? ADR_SUB_TORN_KEEP : ADR_SUB_TORN_DROP, r,
 				     keep ? 0 : ADR_KEEP);
 			m[rank[r]] = keep ? 1u << w : ADR_KEEP & ~(1u << w);
 			what[k].word = w;
 		}
+	k = history_subsets(lines, rank, nlines, width, p, masks, what, k, max);
 	free(rank);
 	return k;
 }
@@ -410,11 +467,13 @@ void adr_subset_name(const struct adr_subset *s, char *buf, size_t sz)
 	static const char *const prefix[] = {
 		[ADR_SUB_ALL] = "s", [ADR_SUB_PREFIX] = "pre", [ADR_SUB_DROP] = "drop",
 		[ADR_SUB_KEEP] = "keep", [ADR_SUB_RANDOM] = "s", [ADR_SUB_TORN_DROP] = "drop",
-		[ADR_SUB_TORN_KEEP] = "keep",
+		[ADR_SUB_TORN_KEEP] = "keep", [ADR_SUB_HIST_DROP] = "drop", [ADR_SUB_HIST_KEEP] = "keep",
 	};
 
 	if (s->family == ADR_SUB_TORN_DROP || s->family == ADR_SUB_TORN_KEEP)
 		snprintf(buf, sz, "%s%02zuw%u", prefix[s->family], s->index, s->word);
+	else if (s->family == ADR_SUB_HIST_DROP || s->family == ADR_SUB_HIST_KEEP)
+		snprintf(buf, sz, "%s%02zuv%u", prefix[s->family], s->index, s->version);
 	else
 		snprintf(buf, sz, "%s%02zu", prefix[s->family], s->index);
 }
@@ -429,11 +488,55 @@ unsigned char adr_changed_words(const struct adr_point *pt, size_t i)
 	return bits;
 }
 
-/* Pending line i as the image of mask holds it: each word from the CPU's
- * view or the durable one. */
-static const unsigned char *line_bytes(const struct adr_point *pt, size_t i, unsigned char mask,
+/*
+ * The line that slot s of a mask lays over (its own byte, or one of its
+ * earlier values after the lines: *v then names it, else NULL).
+ */
+static size_t slot_line(const struct adr_point *pt, size_t s, const struct adr_version **v)
+{
+	*v = NULL;
+	if (s < pt->nlines)
+		return s;
+	s -= pt->nlines;
+	for (size_t i = 0; i < pt->nlines; s -= pt->lines[i++].nversions)
+		if (s < pt->lines[i].nversions) {
+			*v = &pt->lines[i].version[s];
+			return i;
+		}
+	abort(); /* s is past adr_mask_width() */
+}
+
+static uint64_t slot_off(const struct adr_point *pt, size_t s)
+{
+	const struct adr_version *v;
+
+	return pt->lines[slot_line(pt, s, &v)].off;
+}
+
+const struct adr_version *adr_kept_version(const struct adr_point *pt, const unsigned char *mask, size_t i)
+{
+	size_t s = pt->nlines;
+
+	for (size_t j = 0; j < i; j++)
+		s += pt->lines[j].nversions;
+	for (uint32_t v = 0; mask && v < pt->lines[i].nversions; v++)
+		if (mask[s + v])
+			return &pt->lines[i].version[v];
+	return NULL;
+}
+
+const char adr_version_why[] = "an earlier value of the line, stored over before it was durable";
+
+/* What slot s of the image of mask lays over its line: each word from the
+ * CPU's view or the durable one, or an earlier value whole. */
+static const unsigned char *slot_bytes(const struct adr_point *pt, size_t s, unsigned char mask,
 				       unsigned char *buf)
 {
+	const struct adr_version *v;
+	size_t i = slot_line(pt, s, &v);
+
+	if (v)
+		return v->bytes;
 	if (mask == ADR_KEEP)
 		return pt->current[i];
 	for (unsigned int w = 0; w < ADR_LINE / 8; w++)
@@ -450,10 +553,11 @@ int adr_write_image(const struct adr_point *pt, const unsigned char *mask, const
 	if (!mask)
 		return 0;
 	fd = open(dst, O_WRONLY | O_CLOEXEC);
-	for (size_t i = 0; fd >= 0 && i < pt->nlines && !ret; i++) {
+	/* The lines, then the earlier values laid over theirs. */
+	for (size_t s = 0; fd >= 0 && s < pt->nlines + pt->nversions && !ret; s++) {
 		unsigned char buf[ADR_LINE];
 
-		if (mask[i] && pwrite(fd, line_bytes(pt, i, mask[i], buf), ADR_LINE, pt->lines[i].off) != (ssize_t)ADR_LINE)
+		if (mask[s] && pwrite(fd, slot_bytes(pt, s, mask[s], buf), ADR_LINE, slot_off(pt, s)) != (ssize_t)ADR_LINE)
 			ret = -1;
 	}
 	if (fd < 0 || ret < 0) {
@@ -467,39 +571,41 @@ int adr_write_image(const struct adr_point *pt, const unsigned char *mask, const
 
 static const struct adr_point *sort_pt;
 
+/* By offset, then by slot: an earlier value is laid over its line's own bytes. */
 static int by_offset(const void *a, const void *b)
 {
-	uint64_t x = sort_pt->lines[*(const size_t *)a].off, y = sort_pt->lines[*(const size_t *)b].off;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	uint64_t x = slot_off(sort_pt, i), y = slot_off(sort_pt, j);
 
-	return x < y ? -1 : x > y;
+	return x != y ? (x < y ? -1 : 1) : (i > j) - (i < j);
 }
 
 void adr_image_key(const struct adr_point *pt, const unsigned char *mask, char *hex, size_t hexsz)
 {
 	struct image_sum sum = pt->adr_sum;
-	size_t *kept = malloc((pt->nlines ? pt->nlines : 1) * sizeof(*kept)), n = 0;
+	size_t width = pt->nlines + pt->nversions, *kept = malloc((width ? width : 1) * sizeof(*kept)), n = 0;
 	int in = open(pt->adr, O_RDONLY | O_CLOEXEC);
 
 	if (!kept)
 		abort();
-	for (size_t i = 0; mask && i < pt->nlines; i++)
-		if (mask[i])
-			kept[n++] = i;
+	for (size_t s = 0; mask && s < width; s++)
+		if (mask[s])
+			kept[n++] = s;
 	sort_pt = pt;
 	qsort(kept, n, sizeof(*kept), by_offset);
 	/* Take each touched block out of the strict image's sum, put it back
 	 * with the kept lines laid over it. */
 	for (size_t i = 0; i < n;) {
-		uint64_t block = pt->lines[kept[i]].off & ~(uint64_t)(IMAGE_BLOCK - 1);
+		uint64_t block = slot_off(pt, kept[i]) & ~(uint64_t)(IMAGE_BLOCK - 1);
 		unsigned char old[IMAGE_BLOCK], new[IMAGE_BLOCK];
 
 		if (in < 0 || pread(in, old, IMAGE_BLOCK, block) != IMAGE_BLOCK)
 			memset(old, 0, sizeof(old)); /* unreadable: the key only dedups less */
 		memcpy(new, old, sizeof(new));
-		for (; i < n && (pt->lines[kept[i]].off & ~(uint64_t)(IMAGE_BLOCK - 1)) == block; i++) {
+		for (; i < n && (slot_off(pt, kept[i]) & ~(uint64_t)(IMAGE_BLOCK - 1)) == block; i++) {
 			unsigned char buf[ADR_LINE];
 
-			memcpy(new + (pt->lines[kept[i]].off - block), line_bytes(pt, kept[i], mask[kept[i]], buf),
+			memcpy(new + (slot_off(pt, kept[i]) - block), slot_bytes(pt, kept[i], mask[kept[i]], buf),
 			       ADR_LINE);
 		}
 		image_sum_block(&sum, block, old, -1);

@@ -22,21 +22,25 @@
 
 /*
  * Images per crash point, at most: --subsets random ones, --structured of
- * each of the three structured families, and --torn of each of the two
- * torn ones (adr_subsets()). A point's masks take its pending lines times
- * ADR_MAX_MASKS bytes, and each of its images keeps one mask.
+ * each of the three structured families, --torn of each of the two torn
+ * ones and --history of each of the two of earlier values (adr_subsets()).
+ * A point's masks take adr_mask_width() times ADR_MAX_MASKS bytes, and each
+ * of its images keeps one mask.
  */
 #define ADR_MAX_RANDOM 64
 #define ADR_MAX_STRUCTURED 32
 #define ADR_MAX_TORN 32
-#define ADR_MAX_MASKS (ADR_MAX_RANDOM + 3 * ADR_MAX_STRUCTURED + 2 * ADR_MAX_TORN)
+#define ADR_MAX_HISTORY 32
+#define ADR_MAX_MASKS (ADR_MAX_RANDOM + 3 * ADR_MAX_STRUCTURED + 2 * ADR_MAX_TORN + 2 * ADR_MAX_HISTORY)
 
 /*
  * A mask holds a byte per pending line: which of its eight 8-byte words
  * the image takes as the CPU sees them (bit w: bytes 8w to 8w + 7), the
  * others as last durable. x86 promises failure atomicity for 8 bytes, not
  * for a line: 0 drops the line, ADR_KEEP keeps it whole, anything else
- * tears it.
+ * tears it. After those, a byte per earlier value kept of each line
+ * (adr_line.version, line by line, in the order they were held): ADR_KEEP
+ * lays that value over its line, whose own byte is then 0.
  */
 #define ADR_KEEP 0xff
 
@@ -44,6 +48,7 @@ struct adr_params {
 	unsigned int subsets;		/* random subsets when more than 4 lines are pending */
 	unsigned int structured;	/* at most this many of each structured family then */
 	unsigned int torn;		/* at most this many of each torn family (0: no torn lines) */
+	unsigned int history;		/* at most this many of each family of earlier values (0: none) */
 	uint64_t fence_max;		/* fence crash points at most */
 	uint64_t fence_period;		/* one qualifying fence in this many, on average */
 	int fence_any;			/* a fence qualifies when it wrote lines back, pending or not */
@@ -73,7 +78,7 @@ struct adr_model {
 
 struct adr_counters {
 	uint64_t stores, nt_stores, flushes, fences, unresolved_flushes, last_unresolved_pc,
-		 overflow, points, pending;
+		 overflow, points, pending, versions_dropped;
 };
 
 /*
@@ -89,6 +94,7 @@ struct adr_point {
 	unsigned char (*current)[ADR_LINE];	/* each pending line as the CPU sees it */
 	unsigned char (*old)[ADR_LINE];	/* and as last durable (the strict image holds it) */
 	size_t nlines;
+	size_t nversions;		/* earlier values kept, over all lines: masks are nlines + this */
 	struct adr_counters counters;
 	size_t acked;			/* acknowledgements that count in its images */
 	size_t printed;			/* lines a black-box program had printed */
@@ -154,17 +160,25 @@ void adr_point_free(struct adr_point *pt);
  *  - ADR_SUB_TORN_DROP: every line kept whole but that word, left old;
  *  - ADR_SUB_TORN_KEEP: every line dropped but that word, taken new;
  * at most p->torn of each, spread evenly over those (line, word) pairs in
- * store order (changed may be NULL when p->torn is 0). Returns how many
- * masks (each nlines bytes) were written to masks and what, at most max:
- * ADR_MAX_MASKS is enough for any p the harness accepts.
+ * store order (changed may be NULL when p->torn is 0). Then the earlier
+ * values a line held between two of its stores (adr_line.version), the
+ * value V of the line of rank r:
+ *  - ADR_SUB_HIST_DROP: every line kept whole but that one, at value V;
+ *  - ADR_SUB_HIST_KEEP: every line dropped but that one, at value V;
+ * at most p->history of each, spread evenly over those (line, value) pairs
+ * in store order. Returns how many masks (each adr_mask_width() bytes)
+ * were written to masks and what, at most max: ADR_MAX_MASKS is enough for
+ * any p the harness accepts.
  */
+size_t adr_mask_width(const struct adr_line *lines, size_t nlines);
 enum adr_family { ADR_SUB_ALL, ADR_SUB_PREFIX, ADR_SUB_DROP, ADR_SUB_KEEP, ADR_SUB_RANDOM,
-		  ADR_SUB_TORN_DROP, ADR_SUB_TORN_KEEP };
+		  ADR_SUB_TORN_DROP, ADR_SUB_TORN_KEEP, ADR_SUB_HIST_DROP, ADR_SUB_HIST_KEEP };
 
 struct adr_subset {
 	enum adr_family family;
 	size_t index;		/* ALL, RANDOM: its number; PREFIX: lines kept; others: the rank */
 	unsigned int word;	/* TORN_*: the word */
+	unsigned int version;	/* HIST_*: which earlier value of the line */
 };
 
 size_t adr_subsets(const struct adr_line *lines, const unsigned char *changed, size_t nlines,
@@ -172,7 +186,8 @@ size_t adr_subsets(const struct adr_line *lines, const unsigned char *changed, s
 		   size_t max);
 /* Its image's variant name, unique in its point and saying the family:
  * "s03" (all subsets, or random), "pre05", "drop05", "keep05", and the
- * torn "drop05w3" and "keep05w3". */
+ * torn "drop05w3" and "keep05w3", and the earlier values "drop05v1" and
+ * "keep05v1". */
 void adr_subset_name(const struct adr_subset *s, char *buf, size_t sz);
 /* Which words of pending line i the CPU and the durable copy hold differently. */
 unsigned char adr_changed_words(const struct adr_point *pt, size_t i);
@@ -186,5 +201,9 @@ void adr_image_key(const struct adr_point *pt, const unsigned char *mask, char *
 
 /* What a dropped line's state says about the bug. */
 const char *adr_line_why(const struct adr_line *l);
+/* The earlier value of pending line i that mask lays over it, or NULL. */
+const struct adr_version *adr_kept_version(const struct adr_point *pt, const unsigned char *mask, size_t i);
+/* What a line taken at an earlier value says about the bug. */
+extern const char adr_version_why[];
 
 #endif

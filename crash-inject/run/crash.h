@@ -67,7 +67,8 @@ struct image {
 	/* ADR: the crash point it comes from and which pending lines it keeps */
 	int point;		/* -1: an eADR image */
 	char variant[16];	/* "eadr" (all kept), "adr" (none), a subset (adr_subset_name()) */
-	unsigned char *keep;	/* per pending line of the point; NULL: see variant */
+	unsigned char *keep;	/* per pending line of the point, then per earlier value
+				 * (adr_mask_width()); NULL: see variant */
 	char hash[40];
 };
 

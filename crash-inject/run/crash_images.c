@@ -59,9 +59,9 @@ void crash_images_from_points(struct crash_scenario_state *st)
 
 	for (size_t p = 0; p < st->npoints; p++) {
 		struct adr_point *pt = &st->points[p];
-		size_t n = pt->nlines, k, nmasks;
-		/* Bounded: n * ADR_MAX_MASKS bytes, freed before the next point. */
-		unsigned char *masks = malloc((n ? n : 1) * ADR_MAX_MASKS), *changed = malloc(n ? n : 1);
+		size_t n = pt->nlines, width = n + pt->nversions, k, nmasks;
+		/* Bounded: width * ADR_MAX_MASKS bytes, freed before the next point. */
+		unsigned char *masks = malloc((width ? width : 1) * ADR_MAX_MASKS), *changed = malloc(n ? n : 1);
 		struct image *im;
 
 		if (!masks || !changed)
@@ -71,7 +71,8 @@ void crash_images_from_points(struct crash_scenario_state *st)
 		nmasks = adr_subsets(pt->lines, changed, n, &st->opt->adr, &seed, masks, what, ADR_MAX_MASKS);
 		free(changed);
 		for (k = 0; k < nmasks + 2 && (im = crash_image_new(st)); k++) {
-			im->keep = malloc(n ? n : 1);
+			/* Every line's byte, then every earlier value's (none laid over in the two boundaries). */
+			im->keep = calloc(width ? width : 1, 1);
 			if (!im->keep)
 				abort();
 			if (k == 0) {
@@ -79,10 +80,9 @@ void crash_images_from_points(struct crash_scenario_state *st)
 				memset(im->keep, ADR_KEEP, n);
 			} else if (k == 1) {
 				snprintf(im->variant, sizeof(im->variant), "adr");
-				memset(im->keep, 0, n);
 			} else {
 				adr_subset_name(&what[k - 2], im->variant, sizeof(im->variant));
-				memcpy(im->keep, masks + (k - 2) * n, n);
+				memcpy(im->keep, masks + (k - 2) * width, width);
 			}
 			snprintf(im->path, sizeof(im->path), "%s/images/p%03zu-%s.img", st->dir, p, im->variant);
 			im->point = p;

@@ -65,6 +65,8 @@ static json_t *model_json(const struct crash_scenario_state *st, struct symboliz
 		      "fences", (json_int_t)k->fences, "unresolved_flushes", (json_int_t)k->unresolved_flushes,
 		      "overflow_lines", (json_int_t)k->overflow, "points", (json_int_t)st->npoints,
 		      "pending_at_last_point", (json_int_t)k->pending);
+	/* Earlier values of a line past the ADR_VERSIONS the model keeps: states no image shows. */
+	json_object_set_new(m, "earlier_values_not_kept", json_integer(k->versions_dropped));
 	/* Which kinds of crash point the run reached: acks, sampled fences, times. */
 	json_object_set_new(m, "points_by_kind", points_by_kind(st));
 	/* Every ack, checked for lines of its record still pending (check_ack()). */
@@ -385,7 +387,8 @@ static void add_suspects(struct crash_scenario_state *st, size_t i, struct symbo
 
 	if (!susp)
 		return;
-	keep = malloc(pt->nlines + 1);
+	/* No earlier value laid over any line. */
+	keep = calloc(pt->nlines + pt->nversions + 1, 1);
 	if (!keep)
 		abort();
 	/* The image that drops the suspects alone, attributed as any image. */

@@ -101,6 +101,7 @@ json_t *crash_run_options(const struct crash_options *o)
 			 (json_int_t)o->adr.fence_period, "keep", o->keep);
 	json_object_set_new(opts, "structured", json_integer(o->adr.structured));
 	json_object_set_new(opts, "torn", json_integer(o->adr.torn));
+	json_object_set_new(opts, "history", json_integer(o->adr.history));
 	if (o->recover)
 		json_object_set_new(opts, "recover", program_json(o, o->recover));
 	return opts;

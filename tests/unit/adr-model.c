@@ -65,7 +65,7 @@ int main(void)
 	unsigned int seed = 1;
 	size_t n;
 
-	tap_plan(14);
+	tap_plan(16);
 
 	model(&m, &peer);
 	e = feed(&m, peer, "record 7 4096\nextent 0 8192 4096\npoint ack 1 3\n", kind);
@@ -257,6 +257,42 @@ int main(void)
 		if (!ok)
 			printf("# n %zu, torn %zu:%s\n", n, torn, names);
 	}
+	{
+		/*
+		 * Earlier values: line 0 (stored last) held two, line 2 (stored
+		 * second) one; at most 2 of each family, spread over the three
+		 * (line, value) pairs in store order: (line 2, v0), (line 0, v0),
+		 * (line 0, v1). Masks are 3 lines + 3 values wide.
+		 */
+		struct adr_params p = { .history = 2 };
+		struct adr_line lines[3] = { { .off = 0, .last_store = 3, .nversions = 2 },
+					     { .off = 64, .last_store = 1 },
+					     { .off = 128, .last_store = 2, .nversions = 1 } };
+		struct adr_subset what[ADR_MAX_MASKS];
+		static unsigned char m[6 * ADR_MAX_MASKS];
+		char name[16], names[64] = "";
+		size_t hist = 0, first = 0;
+		int ok;
+
+		n = adr_subsets(lines, NULL, 3, &p, &seed, m, what, ADR_MAX_MASKS);
+		for (size_t k = 0; k < n; k++) {
+			if (what[k].family != ADR_SUB_HIST_DROP && what[k].family != ADR_SUB_HIST_KEEP)
+				continue;
+			first = hist++ ? first : k;
+			adr_subset_name(&what[k], name, sizeof(name));
+			strcat(strcat(names, " "), name);
+		}
+		/* The first takes line 0 at its second earlier value (slot 3 + 1), every other line kept. */
+		ok = adr_mask_width(lines, 3) == 6 && hist == 4 && n == 6 + 4 &&
+		     !memcmp(m + first * 6, (unsigned char[]){ 0, ADR_KEEP, ADR_KEEP, 0, ADR_KEEP, 0 }, 6) &&
+		     !memcmp(m + (first + 3) * 6, (unsigned char[]){ 0, 0, 0, 0, 0, ADR_KEEP }, 6) &&
+		     !memcmp(m, (unsigned char[]){ ADR_KEEP, 0, 0, 0, 0, 0 }, 6);
+		tap_result(ok && !strcmp(names, " drop02v1 drop01v0 keep02v1 keep01v0") ? TAP_PASS : TAP_FAIL,
+			   "--history 2: a line at an earlier value in the eADR image, or alone in the strict one",
+			   NULL);
+		if (!ok)
+			printf("# n %zu, hist %zu:%s\n", n, hist, names);
+	}
 	/* The content hash of a point's image equals the hash of the image written out. */
 	{
 		char dir[] = "/tmp/adr-unit.XXXXXX", adr[256], out[256], hex1[40], hex2[40];
@@ -303,6 +339,26 @@ int main(void)
 		}
 		tap_result(ok && !strcmp(hex1, hex2) ? TAP_PASS : TAP_FAIL,
 			   "a torn line is written word by word, and hashes the same unwritten", NULL);
+		/* An earlier value of the second line laid over it, the first line kept. */
+		{
+			unsigned char k3[3] = { ADR_KEEP, 0, ADR_KEEP }, got[ADR_LINE];
+			int fd;
+
+			lines[1].nversions = lines[1].versions_seen = 1;
+			memset(lines[1].version[0].bytes, 0x77, ADR_LINE);
+			pt.nversions = 1;
+			ok = ok && adr_kept_version(&pt, k3, 1) == &lines[1].version[0] && !adr_kept_version(&pt, k3, 0);
+			adr_image_key(&pt, k3, hex1, sizeof(hex1));
+			ok = ok && adr_write_image(&pt, k3, out, 0) == 0 && image_sum(out, &sum) == 0;
+			image_sum_hex(&sum, hex2, sizeof(hex2));
+			fd = open(out, O_RDONLY);
+			ok = ok && fd >= 0 && pread(fd, got, ADR_LINE, 8192) == ADR_LINE && got[0] == 0x77 &&
+			     got[ADR_LINE - 1] == 0x77 && pread(fd, got, ADR_LINE, 64) == ADR_LINE && got[0] == 0xaa;
+			if (fd >= 0)
+				close(fd);
+			tap_result(ok && !strcmp(hex1, hex2) ? TAP_PASS : TAP_FAIL,
+				   "an earlier value is written over its line, and hashes the same unwritten", NULL);
+		}
 		unlink(adr);
 		unlink(out);
 		rmdir(dir);
