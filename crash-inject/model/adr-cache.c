@@ -169,6 +169,12 @@ struct line_shadow {
 	uint64_t pc[ADR_LINE / 8], caller[ADR_LINE / 8];
 };
 static struct line_shadow *shadows;
+
+/* Slot s's earlier values in the state file. */
+static struct adr_version *slot_versions(size_t s)
+{
+	return (struct adr_version *)((char *)st + adr_state_versions(st->capacity, s));
+}
 static GHashTable *descs;	/* (pc, kind) -> struct insn_desc */
 static GArray *flushes;		/* struct flush_rec */
 static int64_t linear_delta;	/* kernel vaddr - guest physical addr of the region */
@@ -249,6 +255,7 @@ static void pending_drop(uint64_t line)
 	if (slot != last) {
 		st->lines[slot] = st->lines[last];
 		shadows[slot] = shadows[last];
+		memcpy(slot_versions(slot), slot_versions(last), ADR_VERSIONS * sizeof(struct adr_version));
 		g_hash_table_insert(pending, GSIZE_TO_POINTER(st->lines[slot].off / ADR_LINE),
 				    GSIZE_TO_POINTER(slot + 1));
 	}
@@ -321,7 +328,7 @@ static void line_remember(struct adr_line *l, uint64_t line, unsigned int from, 
 		if ((s->stored >> b & 1) && s->bytes[b] != now[b])
 			changed = b;
 	if (changed >= 0 && l->versions_seen++ < ADR_VERSIONS) {
-		struct adr_version *v = &l->version[l->nversions++];
+		struct adr_version *v = &slot_versions(l - st->lines)[l->nversions++];
 
 		v->pc = s->pc[changed / 8];
 		v->caller = s->caller[changed / 8];
@@ -348,11 +355,12 @@ static void line_remember(struct adr_line *l, uint64_t line, unsigned int from, 
 static void line_durable_up_to(struct adr_line *l, uint64_t line, uint64_t at)
 {
 	struct line_shadow *s = &shadows[l - st->lines];
+	struct adr_version *v = slot_versions(l - st->lines);
 	uint32_t kept = 0;
 
 	for (uint32_t i = 0; i < l->nversions; i++)
-		if (l->version[i].at_store > at)
-			l->version[kept++] = l->version[i];
+		if (v[i].at_store > at)
+			v[kept++] = v[i];
 	l->nversions = l->versions_seen = kept;
 	s->stored = 0;
 	for (unsigned int b = 0; b < ADR_LINE; b++)
@@ -1197,7 +1205,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	}
 	media = map_file(media_path, &media_fd, size, 0);
 	durable = map_file(durable_path, &durable_fd, size, 1);
-	state_bytes = sizeof(*st) + capacity * sizeof(struct adr_line);
+	state_bytes = adr_state_bytes(capacity);
 	state_fd = open(state_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (!media || !durable || state_fd < 0 || ftruncate(state_fd, state_bytes) < 0) {
 		fprintf(stderr, "adr-cache: cannot set up the model files (%s)\n", strerror(errno));

@@ -5,7 +5,11 @@
  * from it (crash-inject/model/adr.c). One file, mapped by both:
  *
  *   struct adr_state, then `capacity` struct adr_line slots, the first
- *   `npending` of which are the lines stored to but not yet durable.
+ *   `npending` of which are the lines stored to but not yet durable, then
+ *   `capacity` times ADR_VERSIONS struct adr_version: slot s's earlier
+ *   values are the first lines[s].nversions of versions s * ADR_VERSIONS
+ *   on (adr_state_versions()). Apart, so that a line costs the host 64
+ *   bytes a point unless it has earlier values.
  *
  * Beside it the plugin keeps the *durable* file: a copy of the NVDIMM
  * backing file in which every line holds what was last made durable. The
@@ -23,7 +27,7 @@
 #include <stdint.h>
 
 #define ADR_STATE_MAGIC "PMEMADR1"
-#define ADR_STATE_VERSION 4
+#define ADR_STATE_VERSION 5
 #define ADR_LINE 64ULL
 /*
  * Earlier values of a pending line kept, at most: a line stored to, then
@@ -59,9 +63,8 @@ struct adr_line {
 	uint64_t last_store;	/* and at its last: the pending lines' store order */
 	uint32_t stores;	/* stores since it was last durable */
 	uint32_t flags;		/* enum adr_line_flags */
-	uint32_t nversions;	/* values in version[], in the order they were held */
+	uint32_t nversions;	/* earlier values kept (adr_state_versions()), in the order held */
 	uint32_t versions_seen;	/* and how many it held: the first ADR_VERSIONS are kept */
-	struct adr_version version[ADR_VERSIONS];
 };
 
 struct adr_state {
@@ -84,5 +87,17 @@ struct adr_state {
 	uint64_t versions_dropped;	/* earlier values past ADR_VERSIONS of a line, not kept */
 	struct adr_line lines[];
 };
+
+/* The state file's size for capacity lines. */
+static inline uint64_t adr_state_bytes(uint64_t capacity)
+{
+	return sizeof(struct adr_state) + capacity * (sizeof(struct adr_line) + ADR_VERSIONS * sizeof(struct adr_version));
+}
+
+/* Where slot s's earlier values start, from the state's start. */
+static inline uint64_t adr_state_versions(uint64_t capacity, uint64_t s)
+{
+	return sizeof(struct adr_state) + capacity * sizeof(struct adr_line) + s * ADR_VERSIONS * sizeof(struct adr_version);
+}
 
 #endif

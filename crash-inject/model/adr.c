@@ -219,7 +219,9 @@ int adr_snapshot(const struct adr_model *m, const char *media, struct adr_point 
 	void *map;
 
 	pt->lines = NULL;
-	pt->nlines = 0;
+	pt->versions = NULL;
+	pt->current = pt->old = NULL;
+	pt->nlines = pt->nversions = 0;
 	if (fd < 0 || fstat(fd, &s) < 0 || pread(fd, &hdr, sizeof(hdr), 0) != sizeof(hdr)) {
 		fprintf(stderr, "adr: cannot read the model state %s: %s\n", m->state, strerror(errno));
 		goto fail;
@@ -227,7 +229,7 @@ int adr_snapshot(const struct adr_model *m, const char *media, struct adr_point 
 	/* The plugin is ours, but check before trusting sizes. */
 	if (memcmp(hdr.magic, ADR_STATE_MAGIC, 8) || hdr.version != ADR_STATE_VERSION ||
 	    hdr.line_size != ADR_LINE || hdr.region_size != m->region_size || hdr.npending > hdr.capacity ||
-	    sizeof(hdr) + hdr.capacity * sizeof(struct adr_line) > (uint64_t)s.st_size) {
+	    hdr.capacity > (uint64_t)s.st_size || adr_state_bytes(hdr.capacity) > (uint64_t)s.st_size) {
 		fprintf(stderr, "adr: %s is not a state file of this model (version %u)\n", m->state, hdr.version);
 		goto fail;
 	}
@@ -241,16 +243,31 @@ int adr_snapshot(const struct adr_model *m, const char *media, struct adr_point 
 		abort();
 	memcpy(pt->lines, ((struct adr_state *)map)->lines, pt->nlines * sizeof(*pt->lines));
 	munmap(map, bytes);
-	close(fd);
 	pt->nversions = 0;
 	for (size_t i = 0; i < pt->nlines; i++) {
 		if (pt->lines[i].nversions > ADR_VERSIONS) {
 			fprintf(stderr, "adr: the model state holds a line with more earlier values than it keeps\n");
+			close(fd);
 			adr_point_free(pt);
 			return -1;
 		}
 		pt->nversions += pt->lines[i].nversions;
 	}
+	/* The earlier values, line by line: few lines have any. */
+	pt->versions = malloc((pt->nversions ? pt->nversions : 1) * sizeof(*pt->versions));
+	if (!pt->versions)
+		abort();
+	for (size_t i = 0, v = 0; i < pt->nlines; v += pt->lines[i++].nversions) {
+		size_t len = pt->lines[i].nversions * sizeof(*pt->versions);
+
+		if (len && pread(fd, &pt->versions[v], len, adr_state_versions(hdr.capacity, i)) != (ssize_t)len) {
+			fprintf(stderr, "adr: cannot read the model state %s: %s\n", m->state, strerror(errno));
+			close(fd);
+			adr_point_free(pt);
+			return -1;
+		}
+	}
+	close(fd);
 	for (size_t i = 0; i < pt->nlines; i++)
 		if (pt->lines[i].off % ADR_LINE || pt->lines[i].off >= m->region_size) {
 			fprintf(stderr, "adr: the model state holds a line outside the region\n");
@@ -287,9 +304,11 @@ fail:
 void adr_point_free(struct adr_point *pt)
 {
 	free(pt->lines);
+	free(pt->versions);
 	free(pt->current);
 	free(pt->old);
 	pt->lines = NULL;
+	pt->versions = NULL;
 	pt->current = NULL;
 	pt->old = NULL;
 	pt->nlines = pt->nversions = 0;
@@ -494,13 +513,16 @@ unsigned char adr_changed_words(const struct adr_point *pt, size_t i)
  */
 static size_t slot_line(const struct adr_point *pt, size_t s, const struct adr_version **v)
 {
+	size_t s_all;
+
 	*v = NULL;
 	if (s < pt->nlines)
 		return s;
 	s -= pt->nlines;
+	s_all = s;	/* the values are kept line by line, as the slots */
 	for (size_t i = 0; i < pt->nlines; s -= pt->lines[i++].nversions)
 		if (s < pt->lines[i].nversions) {
-			*v = &pt->lines[i].version[s];
+			*v = &pt->versions[s_all];
 			return i;
 		}
 	abort(); /* s is past adr_mask_width() */
@@ -521,7 +543,7 @@ const struct adr_version *adr_kept_version(const struct adr_point *pt, const uns
 		s += pt->lines[j].nversions;
 	for (uint32_t v = 0; mask && v < pt->lines[i].nversions; v++)
 		if (mask[s + v])
-			return &pt->lines[i].version[v];
+			return &pt->versions[s - pt->nlines + v];
 	return NULL;
 }
 
@@ -640,7 +662,7 @@ int adr_pending_in_record(const struct adr_model *m, const struct adr_record *re
 	if (fd < 0 || fstat(fd, &s) < 0 || pread(fd, &hdr, sizeof(hdr), 0) != sizeof(hdr) ||
 	    memcmp(hdr.magic, ADR_STATE_MAGIC, 8) || hdr.version != ADR_STATE_VERSION ||
 	    hdr.npending > hdr.capacity ||
-	    sizeof(hdr) + hdr.capacity * sizeof(struct adr_line) > (uint64_t)s.st_size) {
+	    hdr.capacity > (uint64_t)s.st_size || adr_state_bytes(hdr.capacity) > (uint64_t)s.st_size) {
 		if (fd >= 0)
 			close(fd);
 		return -1;

@@ -94,7 +94,8 @@ struct adr_point {
 	unsigned char (*current)[ADR_LINE];	/* each pending line as the CPU sees it */
 	unsigned char (*old)[ADR_LINE];	/* and as last durable (the strict image holds it) */
 	size_t nlines;
-	size_t nversions;		/* earlier values kept, over all lines: masks are nlines + this */
+	struct adr_version *versions;	/* the lines' earlier values, line by line (adr_line.nversions each) */
+	size_t nversions;		/* how many: masks are nlines + this */
 	struct adr_counters counters;
 	size_t acked;			/* acknowledgements that count in its images */
 	size_t printed;			/* lines a black-box program had printed */
