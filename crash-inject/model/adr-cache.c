@@ -42,7 +42,12 @@
  *    ones (stored again after its write-back, or left behind by a
  *    non-temporal store) stays pending, holding the written-back bytes in
  *    the durable file;
- *  - wbinvd (0F 09) and wbnoinvd (F3 0F 09) make every pending line durable.
+ *  - wbinvd (0F 09) and wbnoinvd (F3 0F 09) make every pending line durable;
+ *  - a cache may write a line back between any two of its stores: a store
+ *    that changes bytes already stored since the line was last durable
+ *    leaves the value the line held before it as one that may survive
+ *    (kept per line, the first ADR_VERSIONS, with the store that wrote
+ *    the changed bytes; the harness builds images from them).
  * Not modelled (so a program relying on them is judged strictly): the
  * write-back of a line the cache evicts by itself (a non-temporal store
  * to a cached line among them), serializing instructions and interrupts as
