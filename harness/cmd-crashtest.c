@@ -67,7 +67,7 @@ struct crashtest {
 	struct crash_options opt;
 	const char *results;		/* --results: run directories go here */
 	char accel[16];			/* the accelerator chosen for "auto" or given */
-	char accel_why[1400];		/* why, as run.json says */
+	char accel_why[WHY_MAX];		/* why, as run.json says */
 	char adr_plugin[PATH_MAX];
 	/* the scenarios */
 	struct scenario sc[MAX_SCENARIOS];
@@ -326,7 +326,7 @@ static int choose_scenarios(struct crashtest *t)
 static int open_run(struct crashtest *t)
 {
 	struct crash_options *o = &t->opt;
-	char path[PATH_MAX], why[1400], *fsl, *tok, *save;
+	char path[PATH_MAX], why[WHY_MAX], *fsl, *tok, *save;
 
 	if (!o->run_id[0]) {
 		time_t now = time(NULL);
@@ -407,7 +407,7 @@ static int build_program(struct crashtest *t, int build)
 	struct crash_options *o = &t->opt;
 	struct scenario *sc = &t->sc[0];
 	struct program_line prog, rec;
-	char path[PATH_MAX], why[1400], bin[PATH_MAX];
+	char path[PATH_MAX], why[WHY_MAX], bin[PATH_MAX];
 
 	snprintf(bin, sizeof(bin), "%s/pmdk/bin", o->build);
 	if (program_line_parse("PROGRAM", o->program, bin, &prog) < 0 ||
@@ -475,7 +475,7 @@ static void plan_checkers(struct crashtest *t, const char *dir)
  */
 static int program_row_begin(struct crashtest *t, const struct scenario *sc, const char *dir)
 {
-	char why[1200];
+	char why[WHY_MAX];
 
 	if (run_dir_make(dir, why, sizeof(why)) < 0) {
 		fprintf(stderr, "crashtest: %s\n", why);
@@ -653,7 +653,7 @@ int cmd_crashtest(int argc, char **argv)
 int crashtest_plan(int argc, char **argv)
 {
 	struct crashtest t;
-	char dir[PATH_MAX], why[1400];
+	char dir[PATH_MAX], why[WHY_MAX];
 	json_t *units;
 	int rc, i, planned;
 	char *fsl, *fs, *save;
@@ -767,7 +767,7 @@ int crashtest_unit(const char *run_dir, json_t *run, const char *scenario, const
 {
 	struct crashtest t;
 	const struct scenario *sc;
-	char dir[PATH_MAX], user[PATH_MAX], why[1400];
+	char dir[PATH_MAX], user[PATH_MAX], why[WHY_MAX];
 	int rc, guests = 0;
 	double boot_s = 0, t0 = now_s();
 	json_t *row;

@@ -26,6 +26,7 @@
 #include "../results/xfstests.h"
 #include "../vm/accel.h"
 #include "../lib/cache_dir.h"
+#include "../lib/error.h"
 #include "../lib/filesystems.h"
 #include "builtin.h"
 #include "../crash-inject/run/crash_resume.h"
@@ -279,7 +280,7 @@ int cmd_xfstests(int argc, char **argv)
 int xfstests_plan(int argc, char **argv)
 {
 	struct xt_setup s = { 0 };
-	char path[PATH_MAX], why[1400];
+	char path[PATH_MAX], why[WHY_MAX];
 	struct text_out out;
 	json_t *u;
 	size_t i;
