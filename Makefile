@@ -501,7 +501,7 @@ adr-cost: all images
 
 # make crashbench [REPS=3] [KERNELS=flavour]: images checked per second, per phase,
 # on a fixed image set made once and cached (crash-inject/crashbench.sh)
-# make crashbench PLATFORM=adr [REPS=3] [KERNELS=flavour] [RECORDS=256] [FS=ext4]:
+# make crashbench PLATFORM=adr [REPS=3] [KERNELS=flavour] [RECORDS=256] [FS=...]:
 # ADR crash testing end to end, images per second and where the time goes
 # (crash-inject/adr-speed.sh)
 crashbench: all images
