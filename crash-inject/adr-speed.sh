@@ -20,7 +20,7 @@ B=${PMEM_BUILD:-build}
 records=${RECORDS:-256}
 [ -x "$B/pmem-harness" ] || { echo "adr-speed: no $B/pmem-harness: run 'make'" >&2; exit 1; }
 fs=${FS:-$("$B/pmem-harness" filesystems --default quick)}
-kernel=${KERNEL:-6.1-stock}
+kernel=${KERNEL:-$(vm-images/build-kernel.sh --default stock)}
 out=${OUT:-$B/adr-speed}
 
 rm -rf "$out"

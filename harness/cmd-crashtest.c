@@ -52,6 +52,7 @@
 #include "../crash-inject/run/crash_resume.h"
 #include "../lib/diskfull.h"
 #include "../lib/filesystems.h"
+#include "../lib/flavours.h"
 #include "../lib/names.h"
 #include "../lib/rundir.h"
 #include "../crash-inject/run/program_line.h"
@@ -569,7 +570,7 @@ static int run_scenarios(struct crashtest *t)
 static void crashtest_init(struct crashtest *t)
 {
 	*t = (struct crashtest){
-		.opt = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "auto", .mode = "shared",
+		.opt = { .kernel = flavour_defaults("crashtest"), .checker_kernel = flavour_defaults("crashtest"), .accel = "auto", .mode = "shared",
 			 .seed = 1, .adr = { .subsets = 20, .structured = 16, .fence_max = 4, .fence_period = 200 } },
 		.results = "results/runs",
 		.rows = json_array(),
@@ -700,7 +701,7 @@ static int unit_options(struct crashtest *t, const char *run_dir)
 	}
 	snprintf(o->run_id, sizeof(o->run_id), "%s", id);
 	snprintf(o->run_dir, sizeof(o->run_dir), "%s", run_dir);
-	o->kernel = o->checker_kernel = json_string_value(json_object_get(opts, "kernel")) ?: "6.1-aware";
+	o->kernel = o->checker_kernel = json_string_value(json_object_get(opts, "kernel")) ?: flavour_defaults("crashtest");
 	json_array_foreach(json_object_get(opts, "filesystems"), i, v)
 		used += snprintf(t->fs_list + used, used < sizeof(t->fs_list) ? sizeof(t->fs_list) - used : 0, "%s%s",
 				 used ? " " : "", json_string_value(v) ?: "");

@@ -28,6 +28,7 @@
 #include "../lib/cache_dir.h"
 #include "../lib/error.h"
 #include "../lib/filesystems.h"
+#include "../lib/flavours.h"
 #include "builtin.h"
 #include "../crash-inject/run/crash_resume.h"
 #include "../lib/jsonio.h"
@@ -71,7 +72,7 @@ static void usage(FILE *f)
  */
 static int setup(struct xt_setup *s, int argc, char **argv)
 {
-	const char *kernels_arg = "6.1-stock 6.1-aware 6.12-stock 6.12-aware", *fs_arg = fs_defaults("xfstests");
+	const char *kernels_arg = flavour_defaults("xfstests"), *fs_arg = fs_defaults("xfstests");
 	const char *list_path = "xfstests/tests", *only = NULL, *results = "results/runs", *accel = "auto";
 	const char *root_arg = NULL;
 	const char *kernels[MAX_KERNELS], *fss[MAX_FS];
