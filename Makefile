@@ -96,13 +96,16 @@ CHECKER_SRC   := workloads/checker.c workloads/data_map.c workloads/record_verif
 GUEST_CFLAGS := $(BUILD_CFLAGS) -Iworkloads
 guest_obj     = $(patsubst %.c,$(BUILD_DIR)/guest-obj/%.o,$(1))
 GUEST_OBJ    := $(call guest_obj,$(sort $(WRITER_SRC) $(AGENT_SRC) $(SEMANTICS_SRC) $(PEER_SRC) $(VERIFY_SRC) $(CHECKER_SRC)))
-# The filesystem table, compiled into every program that reads it (the
-# harness, pmem-checker): C string lines, comments and blank lines left out.
-FS_TABLE_INC := $(BUILD_DIR)/gen/filesystems.inc
-$(FS_TABLE_INC): vm-images/filesystems
+# The tables compiled into the programs that read them: the filesystem table
+# (the harness, pmem-checker) and the flavour table (the harness, for its
+# default kernels). C string lines, comments and blank lines left out.
+$(BUILD_DIR)/gen/%.inc: vm-images/%
 	@mkdir -p $(@D)
 	sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$$/d' -e 's/[\\"]/\\&/g' -e 's/.*/"&\\n"/' $< >$@
+FS_TABLE_INC      := $(BUILD_DIR)/gen/filesystems.inc
+FLAVOUR_TABLE_INC := $(BUILD_DIR)/gen/flavours.inc
 $(BUILD_DIR)/obj/lib/filesystems.o $(call guest_obj,lib/filesystems.c) $(BUILD_DIR)/tests/unit-filesystems: $(FS_TABLE_INC)
+$(BUILD_DIR)/obj/lib/flavours.o $(BUILD_DIR)/tests/unit-flavours: $(FLAVOUR_TABLE_INC)
 
 # How a user's program is built: the harness reads the same file.
 include workloads/user-program.mk
@@ -199,7 +202,7 @@ $(BUILD_DIR)/guest/pmem-checker: $(call guest_obj,$(CHECKER_SRC))
 # headers are included from the top of the tree ("vm/console.h").
 UNIT_NAMES := console qemu-argv job-parse noise adr-model judge-parse ack-stream names rundir \
 	      unit-docs crash-resume table-escape check-phases check-block record-crc user-program \
-	      job-files xfstests-doc filesystems program-line run-error record-place
+	      job-files xfstests-doc filesystems flavours program-line run-error record-place
 UNIT_TESTS := $(addprefix $(BUILD_DIR)/tests/unit-,$(UNIT_NAMES))
 UNIT_CFLAGS := $(BUILD_CFLAGS) $(SANITIZE) -I. -Iworkloads -Itests/guest
 
@@ -236,6 +239,7 @@ UNIT_SRC_program-line  := crash-inject/run/program_line.c lib/shell_word.c
 UNIT_SRC_xfstests-doc  := results/xfstests.c results/table.c
 UNIT_LIBS_xfstests-doc := -ljansson -lm
 UNIT_SRC_filesystems   := lib/filesystems.c
+UNIT_SRC_flavours      := lib/flavours.c
 UNIT_SRC_run-error     := lib/error.c lib/diskfull.c
 UNIT_SRC_record-place  := crash-inject/judge/place.c crash-inject/judge/judge.c
 UNIT_LIBS_record-place := -ljansson
@@ -393,6 +397,9 @@ $(if $(filter crashtest,$(MAKECMDGOALS)),$(call one,MODES,mode,crashtest))
 # A kernel is a flavour name or a path to a kernel tree or bzImage of yours
 # (anything with a '/'): build-kernel.sh builds or checks a path and publishes it
 # under a name of its own, which the harness takes as it takes a flavour's.
+# $(call default_kernels,KIND): the flavours a run of KIND takes when given
+# none (vm-images/flavours, its default= words).
+default_kernels = $(shell vm-images/build-kernel.sh --default $(1))
 kernel_names = $(foreach k,$(1),$(if $(findstring /,$(k)),$(shell vm-images/build-kernel.sh --name $(k)),$(k)))
 
 # make bench [QUICK=1] [KERNELS="..."] [FS="..."] [MODES="..."] [JOBS="files"]
@@ -403,7 +410,7 @@ kernel_names = $(foreach k,$(1),$(if $(findstring /,$(k)),$(shell vm-images/buil
 # make crashtest and make xfstests take SCHEDULER, GUESTS and HOSTS the same
 # way; GUESTS then counts units (a crashtest unit is a writer and a checker
 # guest, an xfstests unit one 1.5 GiB guest at a time).
-BENCH_KERNELS = $(or $(KERNELS),$(if $(QUICK),6.1-aware,6.1-stock 6.1-aware))
+BENCH_KERNELS = $(or $(KERNELS),$(call default_kernels,$(if $(QUICK),quick,bench)))
 SCHEDULER ?= local
 GUESTS    ?= $(shell nproc)
 BENCH_RUN_ID := $(or $(RESUME),$(RUN_ID),$(shell date +%Y%m%d-%H%M%S))
@@ -454,7 +461,7 @@ crashtest:
 	vm-images/setup-host.sh
 	$(MAKE) all images
 	$(if $(filter data_store% map-driver% map-check%,$(firstword $(PROGRAM)) $(firstword $(RECOVER))),$(if $(wildcard $(BUILD_DIR)/pmdk/bin),,$(MAKE) pmdk))
-	vm-images/build-kernel.sh $(or $(KERNELS),6.1-aware) $(if $(PROGRAM),,$(SCENARIO_KERNELS))
+	vm-images/build-kernel.sh $(or $(KERNELS),$(call default_kernels,crashtest)) $(if $(PROGRAM),,$(SCENARIO_KERNELS))
 	$(call scheduled,crashtest,$(crashtest_options),$(if $(RESUME),--resume $(RESUME),$(if $(RUN_ID),--run-id $(RUN_ID))),$\
 		$(if $(RESUME),--resume,--run-id) $(CRASH_RUN_ID),$(CRASH_RUN_ID))
 
@@ -463,7 +470,7 @@ crashtest:
 # kernel beside its -stock baseline; fails when a kernel fails a test its baseline
 # passes. FORCE_AWARE=1: every shared file mapping asks for MAP_PMEM_AWARE first.
 # SCHEDULER=parallel|slurm: one unit per kernel and filesystem.
-XFSTESTS_KERNELS = $(or $(KERNELS),6.1-stock 6.1-aware 6.12-stock 6.12-aware)
+XFSTESTS_KERNELS = $(or $(KERNELS),$(call default_kernels,xfstests))
 XFSTESTS_RUN_ID := $(or $(RUN_ID),$(shell date +%Y%m%d-%H%M%S)-xfstests)
 # The LD_PRELOAD library of FORCE_AWARE=1, for the guest's Debian userland.
 $(BUILD_DIR)/guest/aware-mmap.so: xfstests/aware-mmap.c
@@ -486,13 +493,13 @@ xfstests:
 # images/s per run (targets/pmdk/crashtest-maps.sh, docs/blackbox.md)
 crashtest-pmdk: all images
 	$(if $(wildcard $(BUILD_DIR)/pmdk/bin),,$(MAKE) pmdk)
-	vm-images/build-kernel.sh 6.1-aware
+	vm-images/build-kernel.sh $(call default_kernels,crashtest)
 	MAPS="$(MAPS)" FS="$(FS)" RUN_ID="$(RUN_ID)" targets/pmdk/crashtest-maps.sh $(or $(PMDK_PROGRAM),data_store)
 
 # make mutants [MUTANTS="id ..."]: each PMDK mutant (targets/pmdk/mutants) built and
 # crash-tested black-box: which are caught, and whether the mutated line is named
 mutants: all images
-	vm-images/build-kernel.sh 6.1-aware
+	vm-images/build-kernel.sh $(call default_kernels,crashtest)
 	RUN_ID="$(RUN_ID)" targets/pmdk/run-mutants.sh $(MUTANTS)
 
 # make adr-cost [JOB=file.fio] [REPS=3]: what the ADR model costs a guest (TCG)
@@ -501,16 +508,16 @@ adr-cost: all images
 
 # make crashbench [REPS=3] [KERNELS=flavour]: images checked per second, per phase,
 # on a fixed image set made once and cached (crash-inject/crashbench.sh)
-# make crashbench PLATFORM=adr [REPS=3] [KERNELS=flavour] [RECORDS=256] [FS=ext4]:
+# make crashbench PLATFORM=adr [REPS=3] [KERNELS=flavour] [RECORDS=256] [FS=...]:
 # ADR crash testing end to end, images per second and where the time goes
 # (crash-inject/adr-speed.sh)
 crashbench: all images
 ifeq ($(PLATFORM),adr)
-	vm-images/build-kernel.sh $(or $(KERNELS),6.1-stock)
-	KERNEL=$(call kernel_names,$(or $(KERNELS),6.1-stock)) $(if $(RECORDS),RECORDS=$(RECORDS) )$(if $(FS),FS=$(FS) )crash-inject/adr-speed.sh $(or $(REPS),3)
+	vm-images/build-kernel.sh $(or $(KERNELS),$(call default_kernels,stock))
+	KERNEL=$(call kernel_names,$(or $(KERNELS),$(call default_kernels,stock))) $(if $(RECORDS),RECORDS=$(RECORDS) )$(if $(FS),FS=$(FS) )crash-inject/adr-speed.sh $(or $(REPS),3)
 else
-	vm-images/build-kernel.sh $(or $(KERNELS),6.1-aware)
-	KERNEL=$(call kernel_names,$(or $(KERNELS),6.1-aware)) $(if $(RUN_ID),RUN_ID=$(RUN_ID) )crash-inject/crashbench.sh $(or $(REPS),3)
+	vm-images/build-kernel.sh $(or $(KERNELS),$(call default_kernels,crashtest))
+	KERNEL=$(call kernel_names,$(or $(KERNELS),$(call default_kernels,crashtest))) $(if $(RUN_ID),RUN_ID=$(RUN_ID) )crash-inject/crashbench.sh $(or $(REPS),3)
 endif
 
 # make compare A=results/runs/X B=results/runs/Y [C=...] [HTML=dir] (run ids work too)

@@ -81,7 +81,7 @@ static int say_missing(const struct bench *b)
 
 int bench_collect(struct bench *b, FILE *out)
 {
-	char path[PATH_MAX], why[1200];
+	char path[PATH_MAX], why[WHY_MAX];
 	json_t *doc, *accel, *sharing;
 
 	snprintf(path, sizeof(path), "%s/run.json", b->run_dir);

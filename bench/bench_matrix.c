@@ -18,6 +18,7 @@
 #include "bench.h"
 #include "../lib/child.h"
 #include "../lib/filesystems.h"
+#include "../lib/flavours.h"
 #include "../lib/names.h"
 #include "../lib/rundir.h"
 #include "../vm/runinfo.h"
@@ -154,10 +155,10 @@ void bench_usage(FILE *f, const char *cmd)
 		"usage: pmem-harness %s [--kernels LIST] [--fs LIST] [--modes LIST] [--jobs FILES]\n"
 		"          [--reps N] [--quick] [--run-id ID] [--resume ID] [--no-peer]\n"
 		"          [--accel auto|kvm|tcg] [--results DIR]%s\n"
-		"--quick: 6.1-aware, %s, faults + persist jobs, 3 reps (explicit options win).\n"
+		"--quick: %s, %s, faults + persist jobs, 3 reps (explicit options win).\n"
 		"Runs each (kernel, fs) pair REPS times in fresh guests, every mode x job in each.\n"
 		"--resume ID finishes an interrupted run, skipping done guests.\n%s",
-		cmd, strcmp(cmd, "bench") ? "" : " [--guests N]", fs_defaults("quick"),
+		cmd, strcmp(cmd, "bench") ? "" : " [--guests N]", flavour_defaults("quick"), fs_defaults("quick"),
 		strcmp(cmd, "bench") ?
 		"Writes the run directory and prints one 'pmem-harness unit' command per guest,\n"
 		"for any scheduler to run; 'pmem-harness collect RUN_DIR' then merges them.\n" :
@@ -177,7 +178,7 @@ int bench_parse(struct bench *b, int argc, char **argv, const char *cmd)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *kernels = "6.1-stock 6.1-aware", *fss = fs_defaults("bench"), *modes = "shared sync aware sync+aware";
+	const char *kernels = flavour_defaults("bench"), *fss = fs_defaults("bench"), *modes = "shared sync aware sync+aware";
 	const char *jobs = "workloads/jobs/*.fio", *results = "results/runs", *id = NULL;
 	char why[512];
 	struct bench_list pats;
@@ -232,7 +233,7 @@ int bench_parse(struct bench *b, int argc, char **argv, const char *cmd)
 			for (a = 0; a < 5; a++)
 				given[a] |= !strncmp(argv[i], q[a], strlen(q[a]));
 		if (!given[0])
-			kernels = "6.1-aware";
+			kernels = flavour_defaults("quick");
 		if (!given[1])
 			fss = fs_defaults("quick");
 		if (!given[2])

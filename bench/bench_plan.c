@@ -105,7 +105,7 @@ static int write_plan(const struct bench *b, int *planned, char *why, size_t len
 
 int bench_plan(struct bench *b, int *exit_status)
 {
-	char path[PATH_MAX], why[1200];
+	char path[PATH_MAX], why[WHY_MAX];
 	int planned;
 	json_t *doc;
 

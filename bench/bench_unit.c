@@ -173,7 +173,7 @@ static int run_guest(struct bench *b, const char *kernel, const char *fs, const 
 
 int bench_run_unit(struct bench *b, const char *kernel, const char *fs, int rep)
 {
-	char dir[PATH_MAX], script_path[PATH_MAX], path[PATH_MAX], why[4200];
+	char dir[PATH_MAX], script_path[PATH_MAX], path[PATH_MAX], why[WHY_MAX];
 	char *script, *err = NULL;
 	struct host_share share;
 	json_t *unit, *results, *vm, *host;

@@ -18,11 +18,11 @@ cd "$(dirname "$0")/.."
 reps=${1:-3}
 B=${PMEM_BUILD:-build}
 records=${RECORDS:-256}
-fs=${FS:-ext4}
-kernel=${KERNEL:-6.1-stock}
+[ -x "$B/pmem-harness" ] || { echo "adr-speed: no $B/pmem-harness: run 'make'" >&2; exit 1; }
+fs=${FS:-$("$B/pmem-harness" filesystems --default quick)}
+kernel=${KERNEL:-$(vm-images/build-kernel.sh --default stock)}
 out=${OUT:-$B/adr-speed}
 
-[ -x "$B/pmem-harness" ] || { echo "adr-speed: no $B/pmem-harness: run 'make'" >&2; exit 1; }
 rm -rf "$out"
 mkdir -p "$out"
 rows=$out/rows.tsv

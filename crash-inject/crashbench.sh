@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${1:-3}
 B=${PMEM_BUILD:-build}
-kernel=${KERNEL:-6.1-aware}
+kernel=${KERNEL:-$(vm-images/build-kernel.sh --default crashtest)}
 scenarios=${SCENARIOS:-shared-none sync-clwb sync-clwb-adr}
 seed=${SEED:-1}
 cache=${PMEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmem-aware}/crashbench

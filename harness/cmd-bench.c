@@ -64,7 +64,7 @@ static int list_units(const struct bench *b, struct unit_ref *u)
 /* Cells after each unit; 0, or -1 when the disk is full (b->disk_full says). */
 static int rebuild_cells(struct bench *b)
 {
-	char why[1200];
+	char why[WHY_MAX];
 
 	if (!b->disk_full.code && bench_cells_write(b->run_dir, why, sizeof(why)) < 0) {
 		if (disk_full_errno(errno))

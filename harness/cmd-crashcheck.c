@@ -14,6 +14,7 @@
 #include "../crash-inject/image.h"
 #include "builtin.h"
 #include "../crash-inject/run/checker.h"
+#include "../lib/flavours.h"
 #include "../lib/rundir.h"
 
 #define MAX_RECHECK 64
@@ -60,7 +61,7 @@ int cmd_crashcheck(int argc, char **argv)
 	struct check_set s = { .items = items, .write_image = write_kept,
 			       .ctx = &kept };
 	/* One guest unless told: the images are checked in the order given. */
-	struct checker_options o = { .kernel = "6.1-aware", .accel = "tcg", .parallel = 1 };
+	struct checker_options o = { .kernel = flavour_defaults("crashtest"), .accel = "tcg", .parallel = 1 };
 	int dedup = 0;
 	char golden[PATH_MAX];
 	const char *acks = NULL;

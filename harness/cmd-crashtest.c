@@ -52,6 +52,7 @@
 #include "../crash-inject/run/crash_resume.h"
 #include "../lib/diskfull.h"
 #include "../lib/filesystems.h"
+#include "../lib/flavours.h"
 #include "../lib/names.h"
 #include "../lib/rundir.h"
 #include "../crash-inject/run/program_line.h"
@@ -67,7 +68,7 @@ struct crashtest {
 	struct crash_options opt;
 	const char *results;		/* --results: run directories go here */
 	char accel[16];			/* the accelerator chosen for "auto" or given */
-	char accel_why[1400];		/* why, as run.json says */
+	char accel_why[WHY_MAX];		/* why, as run.json says */
 	char adr_plugin[PATH_MAX];
 	/* the scenarios */
 	struct scenario sc[MAX_SCENARIOS];
@@ -336,7 +337,7 @@ static int choose_scenarios(struct crashtest *t)
 static int open_run(struct crashtest *t)
 {
 	struct crash_options *o = &t->opt;
-	char path[PATH_MAX], why[1400], *fsl, *tok, *save;
+	char path[PATH_MAX], why[WHY_MAX], *fsl, *tok, *save;
 
 	if (!o->run_id[0]) {
 		time_t now = time(NULL);
@@ -417,7 +418,7 @@ static int build_program(struct crashtest *t, int build)
 	struct crash_options *o = &t->opt;
 	struct scenario *sc = &t->sc[0];
 	struct program_line prog, rec;
-	char path[PATH_MAX], why[1400], bin[PATH_MAX];
+	char path[PATH_MAX], why[WHY_MAX], bin[PATH_MAX];
 
 	snprintf(bin, sizeof(bin), "%s/pmdk/bin", o->build);
 	if (program_line_parse("PROGRAM", o->program, bin, &prog) < 0 ||
@@ -485,7 +486,7 @@ static void plan_checkers(struct crashtest *t, const char *dir)
  */
 static int program_row_begin(struct crashtest *t, const struct scenario *sc, const char *dir)
 {
-	char why[1200];
+	char why[WHY_MAX];
 
 	if (run_dir_make(dir, why, sizeof(why)) < 0) {
 		fprintf(stderr, "crashtest: %s\n", why);
@@ -579,8 +580,9 @@ static int run_scenarios(struct crashtest *t)
 static void crashtest_init(struct crashtest *t)
 {
 	*t = (struct crashtest){
-		.opt = { .kernel = "6.1-aware", .checker_kernel = "6.1-aware", .accel = "auto", .mode = "shared",
-			 .seed = 1, .adr = { .subsets = 20, .structured = 16, .history = 8, .fence_max = 4, .fence_period = 200 } },
+		.opt = { .kernel = flavour_defaults("crashtest"), .checker_kernel = flavour_defaults("crashtest"), .accel = "auto", .mode = "shared",
+			 .seed = 1, .adr = { .subsets = 20, .structured = 16, .history = 8, .fence_max = 4,
+						 .fence_period = 200 } },
 		.results = "results/runs",
 		.rows = json_array(),
 		.t0 = now_s(),
@@ -663,7 +665,7 @@ int cmd_crashtest(int argc, char **argv)
 int crashtest_plan(int argc, char **argv)
 {
 	struct crashtest t;
-	char dir[PATH_MAX], why[1400];
+	char dir[PATH_MAX], why[WHY_MAX];
 	json_t *units;
 	int rc, i, planned;
 	char *fsl, *fs, *save;
@@ -710,7 +712,7 @@ static int unit_options(struct crashtest *t, const char *run_dir)
 	}
 	snprintf(o->run_id, sizeof(o->run_id), "%s", id);
 	snprintf(o->run_dir, sizeof(o->run_dir), "%s", run_dir);
-	o->kernel = o->checker_kernel = json_string_value(json_object_get(opts, "kernel")) ?: "6.1-aware";
+	o->kernel = o->checker_kernel = json_string_value(json_object_get(opts, "kernel")) ?: flavour_defaults("crashtest");
 	json_array_foreach(json_object_get(opts, "filesystems"), i, v)
 		used += snprintf(t->fs_list + used, used < sizeof(t->fs_list) ? sizeof(t->fs_list) - used : 0, "%s%s",
 				 used ? " " : "", json_string_value(v) ?: "");
@@ -779,7 +781,7 @@ int crashtest_unit(const char *run_dir, json_t *run, const char *scenario, const
 {
 	struct crashtest t;
 	const struct scenario *sc;
-	char dir[PATH_MAX], user[PATH_MAX], why[1400];
+	char dir[PATH_MAX], user[PATH_MAX], why[WHY_MAX];
 	int rc, guests = 0;
 	double boot_s = 0, t0 = now_s();
 	json_t *row;

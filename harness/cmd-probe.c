@@ -11,13 +11,14 @@
 #include <unistd.h>
 
 #include "../vm/accel.h"
+#include "../lib/flavours.h"
 #include "../lib/cache_dir.h"
 #include "builtin.h"
 
 int cmd_probe(int argc, char **argv)
 {
 	const char *build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
-	const char *flavour = argc > 1 ? argv[1] : "6.1-stock";
+	const char *flavour = argc > 1 ? argv[1] : flavour_defaults("stock");
 	char kernel[PATH_MAX], initrd[PATH_MAX], version[64], accel[16], why[256];
 	struct qemu_config q = {
 		.binary = getenv("QEMU") ? getenv("QEMU") : "qemu-system-x86_64",

@@ -26,7 +26,9 @@
 #include "../results/xfstests.h"
 #include "../vm/accel.h"
 #include "../lib/cache_dir.h"
+#include "../lib/error.h"
 #include "../lib/filesystems.h"
+#include "../lib/flavours.h"
 #include "builtin.h"
 #include "../crash-inject/run/crash_resume.h"
 #include "../lib/jsonio.h"
@@ -70,7 +72,7 @@ static void usage(FILE *f)
  */
 static int setup(struct xt_setup *s, int argc, char **argv)
 {
-	const char *kernels_arg = "6.1-stock 6.1-aware 6.12-stock 6.12-aware", *fs_arg = fs_defaults("xfstests");
+	const char *kernels_arg = flavour_defaults("xfstests"), *fs_arg = fs_defaults("xfstests");
 	const char *list_path = "xfstests/tests", *only = NULL, *results = "results/runs", *accel = "auto";
 	const char *root_arg = NULL;
 	const char *kernels[MAX_KERNELS], *fss[MAX_FS];
@@ -279,7 +281,7 @@ int cmd_xfstests(int argc, char **argv)
 int xfstests_plan(int argc, char **argv)
 {
 	struct xt_setup s = { 0 };
-	char path[PATH_MAX], why[1400];
+	char path[PATH_MAX], why[WHY_MAX];
 	struct text_out out;
 	json_t *u;
 	size_t i;

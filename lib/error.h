@@ -10,9 +10,24 @@
 
 #include <limits.h>
 
+/*
+ * A "why": one line for the user, a path and what happened to it, as
+ * run_dir_make(), json_write_atomic_why(), text_file_*() and accel_resolve()
+ * write it ("cannot write PATH.tmp.PID: STRERROR (disk full?)", "PATH is
+ * owned by uid N, not by you (uid M): use a results directory of your
+ * own"). The path was made in a PATH_MAX buffer, so it is at most
+ * PATH_MAX - 1 bytes; the words around it, strerror() and the numbers
+ * included, are well under 256. Run directories are shorter still
+ * (RUN_DIR_MAX, lib/rundir.h), but a cache directory or a file a user
+ * names is not. A line that is longer all the same (run_dir_name() quotes
+ * a --results it refuses, of any length) is cut by snprintf: it is only
+ * printed or recorded, never parsed or used as a path.
+ */
+#define WHY_MAX (PATH_MAX + 256)
+
 struct run_error {
 	int code;			/* an errno value (ENOSPC, EDQUOT...); 0: no error */
-	char context[PATH_MAX + 256];	/* one line: a path and what happened to it */
+	char context[WHY_MAX];		/* one line: a path and what happened to it */
 };
 
 /* Set e to code (not 0) and the line printf makes of fmt; a second error

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "error.h"
 #include "jsonio.h"
 
 int json_write_atomic_why(const char *path, json_t *doc, char *why, size_t len)
@@ -42,7 +43,7 @@ int json_write_atomic_why(const char *path, json_t *doc, char *why, size_t len)
 
 int json_write_atomic(const char *path, json_t *doc)
 {
-	char why[4200];
+	char why[WHY_MAX];
 	int err;
 
 	if (!json_write_atomic_why(path, doc, why, sizeof(why)))

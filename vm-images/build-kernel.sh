@@ -5,6 +5,9 @@
 #   vm-images/build-kernel.sh FLAVOUR...      build (or reuse) and publish
 #   vm-images/build-kernel.sh PATH...         a kernel tree or bzImage of yours
 #   vm-images/build-kernel.sh --list          print known flavour names
+#   vm-images/build-kernel.sh --default KIND  the flavours a run of KIND takes
+#                                             when given none (bench, quick,
+#                                             crashtest, stock, xfstests)
 #   vm-images/build-kernel.sh --name PATH...  the name a PATH is published as
 #   vm-images/build-kernel.sh --check-config FILE   a config or bzImage has
 #                                             what the guest needs
@@ -43,10 +46,20 @@ flavour_row() {
 
 list_flavours() { awk '!/^#/ && NF { print $1 }' "$here/flavours"; }
 
+# The flavours whose default= word names kind, blank-separated in the order
+# of the rows (the table's comment says which run is which kind).
+flavour_defaults() { # kind
+	awk -v k="$1" '!/^#/ && NF { for (i = 3; i <= NF; i++) if ($i ~ /^default=/) {
+		n = split(substr($i, 9), kinds, ",")
+		for (j = 1; j <= n; j++) if (kinds[j] == k) out = out (out == "" ? "" : " ") $1 } }
+	END { if (out == "") exit 1; print out }' "$here/flavours"
+}
+
 # A row's words after the version are its patch sets and, as words with an
 # '=', what its guests boot with: nvdimm-persistence=cpu|mem-ctrl is the
 # QEMU machine property of that name (the platform its guests run on), any
-# other such word a kernel parameter. Flavours that differ only in these
+# default=KIND,... the runs that take the flavour unasked (flavour_defaults),
+# any other such word a kernel parameter. Flavours that differ only in these
 # words share one build.
 row_sets() { # words...
 	local w
@@ -65,7 +78,7 @@ row_persistence() { # words...
 row_params() { # words...
 	local w out=
 	for w in "$@"; do
-		[[ $w == *=* && $w != nvdimm-persistence=* ]] || continue
+		[[ $w == *=* && $w != nvdimm-persistence=* && $w != default=* ]] || continue
 		[[ $w =~ ^[A-Za-z0-9_.,=-]+$ ]] ||
 			die "kernel parameter '$w' in vm-images/flavours: letters, digits and _.,=- only"
 		out+="${out:+ }$w"
@@ -648,10 +661,14 @@ build_user() { # path
 	echo "build-kernel: $1 ready as $name (MAP_PMEM_AWARE: ${aware:-not probed}): $out/$name/bzImage" >&2
 }
 
-usage="usage: build-kernel.sh FLAVOUR|PATH... | --list | --key FLAVOUR|PATH | --name FLAVOUR|PATH... | --check-config FILE"
+usage="usage: build-kernel.sh FLAVOUR|PATH... | --list | --default KIND | --key FLAVOUR|PATH | --name FLAVOUR|PATH... | --check-config FILE"
 [ $# -gt 0 ] || die "$usage"
 case $1 in
 --list) list_flavours; exit 0 ;;
+--default)
+	[ $# -eq 2 ] || die "$usage"
+	flavour_defaults "$2" || die "no row of vm-images/flavours is a default for '$2' (see its default= words)"
+	exit 0 ;;
 --key)
 	[ $# -eq 2 ] || die "$usage"
 	if is_path "$2"; then

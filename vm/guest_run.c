@@ -185,7 +185,7 @@ void guest_run_defaults(struct guest_run_opts *ro)
 int guest_run(struct guest_run_opts *ro)
 {
 	char vpmem[PATH_MAX];
-	char kernel[PATH_MAX], initrd[PATH_MAX], nvdimm[PATH_MAX], accel[16], why[1400], version[64] = "unknown";
+	char kernel[PATH_MAX], initrd[PATH_MAX], nvdimm[PATH_MAX], accel[16], why[WHY_MAX], version[64] = "unknown";
 	struct vm_options o = { 0 };
 	struct vm_result r;
 	json_t *doc;

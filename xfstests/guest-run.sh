@@ -58,6 +58,27 @@ for dev in "$test_dev" "$scratch_dev"; do
 		fail_run "$dev is not DAX-capable"
 done
 
+# How the filesystems are made is decided here, not by the filesystem table
+# (vm-images/filesystems), on purpose:
+#  - this guest cannot read the table: it switches from the initramfs (which
+#    has /usr/share/pmem/filesystems) to the xfstests root image, which does
+#    not; shipping it there would rebuild that image on every table edit;
+#  - the table's mkfs column is the wrong command for xfstests. It is how
+#    the golden images are made for the benchmarks and crash tests: xfs with
+#    reflink off (DAX on 6.1) and a geometry for a 512 MiB device (su=2m,
+#    agcount=4 for a 64 MiB log). xfstests wants the filesystem as the
+#    kernel can best make it, reflink and rmapbt included when they work
+#    with DAX, found by the probe below, and the same on both devices;
+#  - xfstests takes MKFS_OPTIONS, options alone: it runs mkfs.$FSTYP itself
+#    with its own -f/-F and -q, so the column's command would have to be
+#    taken apart word by word;
+#  - the probe (mount -o dax, cp --reflink=always) is xfs's own, not a
+#    column's value.
+# An xfstests column in the table would hold these variants for xfs and
+# nothing for ext4; the table would still need shipping, and the probe
+# would still be here. The harness offers xfstests only the rows whose runs
+# name it; a new one needs a line below, and "unknown filesystem" says so.
+#
 # xfs: reflink and rmapbt (which xfs/550-552 need) where the kernel can
 # reflink a file on a DAX mount; where it cannot (a kernel that refuses DAX
 # with reflink), reflink=0 and the CoW tests report notrun instead of failing

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 job=${1:-workloads/crash/alloc-clwb.fio}
 reps=${2:-3}
 B=${PMEM_BUILD:-build}
-kernel=${KERNEL:-6.1-aware}
+kernel=${KERNEL:-$(vm-images/build-kernel.sh --default crashtest)}
 plugin=$B/plugins/adr-cache.so
 [ -x "$B/pmem-harness" ] || { echo "adr-cost: no $B/pmem-harness: run 'make'" >&2; exit 1; }
 fs=${FS:-$("$B/pmem-harness" filesystems --default quick)}

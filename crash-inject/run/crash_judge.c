@@ -412,7 +412,7 @@ static int judge_image(struct crash_scenario_state *st, const struct scenario *s
 {
 	struct image *im = &st->images[i];
 	struct check_item *chk = &st->checks[i];
-	char path[PATH_MAX], why[4200];
+	char path[PATH_MAX], why[WHY_MAX];
 	int expected, keep, bug;
 	const char *v;
 

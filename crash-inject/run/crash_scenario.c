@@ -18,7 +18,7 @@
 static int scenario_dir(struct crash_scenario_state *st, const struct scenario *sc, const char *fs)
 {
 	const char *run_dir = st->opt->run_dir;
-	char path[PATH_MAX], why[4096];
+	char path[PATH_MAX], why[WHY_MAX];
 
 	snprintf(st->dir, sizeof(st->dir), "%s/crash/%s__%s", run_dir, sc->name, fs);
 	snprintf(path, sizeof(path), "%s/images", st->dir);

@@ -113,7 +113,7 @@ int crash_run_record(const struct crash_options *o, const char *accel_reason, js
 				"run_id", o->run_id, "kind", "crashtest", "kernels", o->kernel,
 				run_kernel_info(o->build, o->kernel) ?: json_null(), "filesystems",
 				"accel", "name", o->accel, "reason", accel_reason);
-	char *list = strdup(o->filesystems), *fs, *sv, path[PATH_MAX], why[1400];
+	char *list = strdup(o->filesystems), *fs, *sv, path[PATH_MAX], why[WHY_MAX];
 	struct run_error stop;
 
 	for (fs = strtok_r(list, " ,", &sv); fs; fs = strtok_r(NULL, " ,", &sv))
@@ -147,7 +147,7 @@ int crash_run_record(const struct crash_options *o, const char *accel_reason, js
 /* Save the run's summary: 0, or -1 with err set (a full disk: ENOSPC or EDQUOT). */
 static int save_summary(const char *run_dir, json_t *doc, struct run_error *err)
 {
-	char path[PATH_MAX], dir[PATH_MAX], why[1400];
+	char path[PATH_MAX], dir[PATH_MAX], why[WHY_MAX];
 	int code;
 
 	snprintf(path, sizeof(path), "%s/crash/summary.json", run_dir);
