@@ -15,6 +15,7 @@
  *   pmem-agent ask LINE         send LINE, print the host's one-line answer
  *   pmem-agent print PROG [ARG...]  run PROG, each line of its stdout to the
  *                               host (proto/print_line.h) and to the output port
+ *   pmem-agent model-start      start the ADR model's plugin (proto/adr_marker.h)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -30,6 +31,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "../proto/adr_marker.h"
 #include "../proto/job_files.h"
 #include "../proto/print_line.h"
 #include "channel.h"
@@ -130,6 +132,18 @@ static int cmd_exit(int argc, char **argv)
 	ret = channel_printf(fd, "exit %d\n", atoi(argv[0])) < 0;
 	close(fd);
 	return ret;
+}
+
+/* Start the ADR model (proto/adr_marker.h); without it, nothing happens. */
+static int cmd_model_start(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 0) {
+		fprintf(stderr, "usage: pmem-agent model-start\n");
+		return 2;
+	}
+	adr_start_marker();
+	return 0;
 }
 
 /* Send one line on the control port and print the host's one-line answer. */
@@ -237,6 +251,7 @@ static const struct {
 	{ "hello", cmd_hello },
 	{ "exit", cmd_exit },
 	{ "print", cmd_print },
+	{ "model-start", cmd_model_start },
 };
 
 int main(int argc, char **argv)
@@ -244,12 +259,12 @@ int main(int argc, char **argv)
 	size_t i;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: pmem-agent port|hello|exit|ask|print ...\n");
+		fprintf(stderr, "usage: pmem-agent port|hello|exit|ask|print|model-start ...\n");
 		return 2;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 2, argv + 2);
-	fprintf(stderr, "pmem-agent: unknown command '%s' (port, hello, exit, ask, print)\n", argv[1]);
+	fprintf(stderr, "pmem-agent: unknown command '%s' (port, hello, exit, ask, print, model-start)\n", argv[1]);
 	return 2;
 }

@@ -4,7 +4,7 @@
  *
  *   qemu-system-x86_64 -accel tcg ... -plugin adr-cache.so,base=PHYS,size=BYTES,
  *       media=NV.img,durable=NV.durable,state=NV.state[,sock=PATH][,fence_max=N,
- *       fence_period=N,fence_any=0|1,seed=N][,capacity=LINES]
+ *       fence_period=N,fence_any=0|1,seed=N][,wait_start=0|1][,capacity=LINES]
  *
  * QEMU models no CPU cache: every store the guest executes is in the backing
  * file at once, which is what an eADR platform guarantees. On an ADR
@@ -109,6 +109,14 @@
 #include <qemu-plugin.h>
 
 #include "adr-state.h"
+#include "../../proto/adr_marker.h"
+
+/* Linux's, which glibc declares only under _GNU_SOURCE; that would also
+ * declare REG_RIP and the like, which this file names itself. */
+#ifndef SEEK_DATA
+#define SEEK_DATA 3
+#define SEEK_HOLE 4
+#endif
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -203,6 +211,15 @@ static uint64_t fence_max, fence_period = 1000, fence_points, rng = 1;
 /* fence_any=1: a fence that wrote lines back qualifies even when none stay
  * pending (a black box: its recovery is tested at every durable step). */
 static int fence_any;
+/*
+ * wait_start=1: the model starts when a user-mode process runs the start
+ * marker (proto/adr_marker.h); until then only that instruction is
+ * instrumented, so the guest boots without a callback on every store.
+ * The stores before it are taken as durable (the durable file is made the
+ * media's copy then), and the plugin is reset to instrument everything.
+ */
+static int started = 1;
+static qemu_plugin_id_t plugin_id;
 
 static uint64_t read_reg(int r)
 {
@@ -1051,11 +1068,81 @@ static enum insn_kind classify(const uint8_t *b, size_t n, struct insn_desc *d)
 	return INSN_STORE;
 }
 
+static void plugin_exit(qemu_plugin_id_t id, void *udata);
+static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
+
+/* The reset is done: every block is translated again, instrumented. */
+static void model_reset_done(qemu_plugin_id_t id)
+{
+	qemu_plugin_register_vcpu_tb_trans_cb(id, vcpu_tb_trans);
+	qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
+}
+
+/*
+ * Make the durable file the media's copy. Only the media's data extents
+ * are read, and only pages that differ are written: the region is mostly
+ * holes, and touching them would fill both files. The durable file began
+ * as the media's copy and the guest only writes, so its data lies inside
+ * the media's.
+ */
+static void media_to_durable(void)
+{
+	off_t pos = 0, end = (off_t)size;
+
+	while (pos < end) {
+		off_t data = lseek(media_fd, pos, SEEK_DATA), hole;
+
+		if (data < 0 || data >= end)
+			break;
+		hole = lseek(media_fd, data, SEEK_HOLE);
+		if (hole < 0 || hole > end)
+			hole = end;
+		for (off_t p = data & ~(off_t)(PAGE - 1); p < hole; p += PAGE)
+			if (memcmp(durable + p, media + p, PAGE))
+				memcpy(durable + p, media + p, PAGE);
+		pos = hole;
+	}
+}
+
+/* The start marker ran: what is in the media now is durable, and the model starts. */
+static void on_start(unsigned int vcpu, void *udata)
+{
+	(void)vcpu, (void)udata;
+	g_mutex_lock(&lock);
+	if (!started) {
+		media_to_durable();
+		started = 1;
+		/* Asynchronous, with every vCPU stopped: no store goes unseen
+		 * between the reset and the callbacks it installs. */
+		qemu_plugin_reset(plugin_id, model_reset_done);
+	}
+	g_mutex_unlock(&lock);
+}
+
+/* Before the start marker: that instruction alone, in user mode. */
+static void tb_trans_until_start(struct qemu_plugin_tb *tb)
+{
+	static const uint8_t start_marker[3] = ADR_START_MARKER_BYTES;
+
+	for (size_t i = 0; i < qemu_plugin_tb_n_insns(tb); i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		uint8_t bytes[3];
+
+		if (qemu_plugin_insn_vaddr(insn) < KERNEL_BASE &&
+		    qemu_plugin_insn_data(insn, bytes, sizeof(bytes)) == 3 && !memcmp(bytes, start_marker, 3))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_start, QEMU_PLUGIN_CB_NO_REGS, NULL);
+	}
+}
+
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
 
 	(void)id;
+	if (!__atomic_load_n(&started, __ATOMIC_ACQUIRE)) {
+		tb_trans_until_start(tb);
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t pc = qemu_plugin_insn_vaddr(insn);
@@ -1190,13 +1277,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			fence_period = g_ascii_strtoull(v, NULL, 0);
 		else if (!strcmp(k, "fence_any"))
 			fence_any = g_ascii_strtoull(v, NULL, 0) != 0;
+		else if (!strcmp(k, "wait_start"))
+			started = g_ascii_strtoull(v, NULL, 0) == 0;
 		else if (!strcmp(k, "seed"))
 			rng = g_ascii_strtoull(v, NULL, 0) * 2654435761ULL + 1;
 		else if (!strcmp(k, "capacity"))
 			capacity = g_ascii_strtoull(v, NULL, 0);
 		else {
 			fprintf(stderr, "adr-cache: unknown argument '%s' (base, size, media, durable, state, "
-				"sock, fence_max, fence_period, fence_any, seed, capacity)\n", argv[i]);
+				"sock, fence_max, fence_period, fence_any, wait_start, seed, capacity)\n", argv[i]);
 			return -1;
 		}
 	}
@@ -1240,6 +1329,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			return -1;
 		g_thread_unref(g_thread_new("adr-cache-sock", sock_reader, NULL));
 	}
+	plugin_id = id;
 	qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, vcpu_tb_trans);
 	qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);

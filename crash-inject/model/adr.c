@@ -41,7 +41,9 @@ int adr_model_start(struct adr_model *m, const char *dir, const char *media, uin
 	}
 	snprintf(m->durable, sizeof(m->durable), "%s/nvdimm.durable", m->sock_dir);
 	snprintf(m->state, sizeof(m->state), "%s/nvdimm.adr-state", m->sock_dir);
-	/* The durable file starts as the media: nothing is pending at boot. */
+	/* The durable file starts as the media: nothing is pending at boot.
+	 * The model starts at the guest's start marker (wait_start=1,
+	 * proto/adr_marker.h), which makes it the media's copy again. */
 	if (image_copy(media, m->durable) < 0) {
 		adr_model_stop(m);
 		return -1;
@@ -56,7 +58,7 @@ int adr_model_start(struct adr_model *m, const char *dir, const char *media, uin
 		return -1;
 	}
 	n = snprintf(arg, argsz, "%s,base=0x%llx,size=%" PRIu64 ",media=%s,durable=%s,state=%s,sock=%s,"
-		     "fence_max=%" PRIu64 ",fence_period=%" PRIu64 ",fence_any=%d,seed=%u",
+		     "fence_max=%" PRIu64 ",fence_period=%" PRIu64 ",fence_any=%d,seed=%u,wait_start=1",
 		     plugin_so, ADR_NVDIMM_BASE, region_size, media, m->durable, m->state, m->sock_path,
 		     p->fence_max, p->fence_period ? p->fence_period : 1, p->fence_any, p->seed);
 	/* A cut argument would name another media file, or none. */

@@ -19,6 +19,9 @@ mode=$PMEM_CRASH_MODE adr=$PMEM_CRASH_ADR program=$PMEM_CRASH_PROGRAM
 args=${PMEM_CRASH_ARGS:-} print=${PMEM_CRASH_PRINT:-0}
 # A user's program sees no more of ours than PMEM_FS and PMEM_MODE.
 unset PMEM_CRASH_MODE PMEM_CRASH_ADR PMEM_CRASH_PROGRAM PMEM_CRASH_ARGS PMEM_CRASH_PRINT
+# The ADR model instruments nothing until this (proto/adr_marker.h): the
+# boot ran at TCG's own speed, and the mount and the writer are modelled.
+[ "$adr" != 1 ] || pmem-agent model-start
 # shellcheck disable=SC2119 # its mode is optional: none is plain -o dax
 pmem_mount
 mkdir -p /mnt/crash
