@@ -580,9 +580,9 @@ static int run_scenarios(struct crashtest *t)
 static void crashtest_init(struct crashtest *t)
 {
 	*t = (struct crashtest){
-		.opt = { .kernel = flavour_defaults("crashtest"), .checker_kernel = flavour_defaults("crashtest"), .accel = "auto", .mode = "shared",
-			 .seed = 1, .adr = { .subsets = 20, .structured = 16, .history = 8, .fence_max = 4,
-						 .fence_period = 200 } },
+		.opt = { .kernel = flavour_defaults("crashtest"), .checker_kernel = flavour_defaults("crashtest"),
+			 .accel = "auto", .mode = "shared", .seed = 1,
+			 .adr = { .subsets = 20, .structured = 16, .history = 8, .fence_max = 4, .fence_period = 200 } },
 		.results = "results/runs",
 		.rows = json_array(),
 		.t0 = now_s(),
