@@ -216,7 +216,8 @@ static int fence_any;
  * marker (proto/adr_marker.h); until then only that instruction is
  * instrumented, so the guest boots without a callback on every store.
  * The stores before it are taken as durable (the durable file is made the
- * media's copy then), and the plugin is reset to instrument everything.
+ * media's copy then), the plugin says "start" on sock, and it is reset to
+ * instrument everything.
  */
 static int started = 1;
 static qemu_plugin_id_t plugin_id;
@@ -1112,6 +1113,7 @@ static void on_start(unsigned int vcpu, void *udata)
 	if (!started) {
 		media_to_durable();
 		started = 1;
+		say("start\n");
 		/* Asynchronous, with every vCPU stopped: no store goes unseen
 		 * between the reset and the callbacks it installs. */
 		qemu_plugin_reset(plugin_id, model_reset_done);

@@ -105,6 +105,8 @@ static int take_line(struct adr_model *m, char *line, char *kind, size_t ksz)
 		m->rec.ext[m->rec.n].region_off = b;
 		m->rec.ext[m->rec.n].len = c;
 		m->rec.n++;
+	} else if (!strcmp(line, "start")) {
+		m->started = 1;
 	} else if (sscanf(line, "point %15s %llu %llu", k, &a, &b) == 3) {
 		snprintf(kind, ksz, "%s", k);
 		/* A fence says whose it was: the program's or the kernel's. */

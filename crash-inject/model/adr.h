@@ -73,6 +73,7 @@ struct adr_model {
 	struct adr_record rec;		/* the record of the ack point being announced */
 	int have_rec;
 	char protocol_error[160];	/* the first malformed line, if any */
+	int started;			/* the plugin said "start": the guest ran the start marker */
 	int point_user;			/* the point announced is at a user-space fence */
 };
 

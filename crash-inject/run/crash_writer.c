@@ -217,6 +217,10 @@ static void take_point(struct crash_scenario_state *st, struct vm *vm, const cha
 	int want = !ack || st->nacks + 1 == st->next_ack_crash;
 	struct adr_point *pt;
 
+	/* A writer whose guest never ran the start marker was never modelled. */
+	if (!strcmp(kind, "kill") && !st->model.started && !st->model_error[0])
+		snprintf(st->model_error, sizeof(st->model_error),
+			 "the writer guest never ran the ADR model's start marker (pmem-agent model-start, proto/adr_marker.h), so no store was modelled: its initramfs is older than the harness; run 'make images'");
 	if (ack)
 		check_ack(st);
 	if (st->blackbox && !strcmp(kind, "fence"))
