@@ -41,8 +41,13 @@ static size_t group(const struct adr_point *pt, const unsigned char *keep, const
 	*total = 0;
 	for (size_t i = 0; i < pt->nlines; i++) {
 		const struct adr_line *l = &pt->lines[i];
-		/* A line taken at an earlier value names the store of that value. */
-		const struct adr_version *v = adr_kept_version(pt, keep, i);
+		/*
+		 * A line taken at an earlier value: the image's dropped lines
+		 * name the store of that value, the value that reached the
+		 * media alone. A record in the line lost its own bytes whatever
+		 * the line held instead: its cause is the line's last store.
+		 */
+		const struct adr_version *v = only ? NULL : adr_kept_version(pt, keep, i);
 		const char *why = v ? adr_version_why : adr_line_why(l);
 		uint64_t pc = v ? v->pc : l->pc, caller = v ? v->caller : l->caller;
 		size_t k;

@@ -25,7 +25,9 @@ struct record_map {
  * "torn", "causes": [{seq, site, why, lines}] naming the dropped lines in
  * that record, or {seq, site: null, ...} when none is inside it (the loss
  * came through metadata or lines outside the record). keep is an image's
- * mask (adr.h): a line it tears counts as dropped.
+ * mask (adr.h): a line it tears counts as dropped. A line it takes at an
+ * earlier value counts as dropped too: "dropped_sites" names the store of
+ * that value, a record's cause the line's last store, its own bytes.
  */
 void attribute_image(json_t *verdict, const struct adr_point *pt, const unsigned char *keep,
 		     const struct record_map *records, struct symbolizer *sym);
