@@ -129,6 +129,9 @@ struct crash_scenario_state {
 	 * place (ack() rather than ack_at()), and with lines of it pending. */
 	uint64_t acks_checked, acks_unlocated, acks_pending, first_pending_seq;
 	double snapshot_seconds;	/* saving the crash points (adr_snapshot) */
+	/* when the writer guest was launched, the ADR model started (the guest ran
+	 * its start marker: the boot is over), and the program said "done"; 0: not yet */
+	double t_launch, t_model_start, t_done;
 	struct adr_line first_pending;
 	/* the images, and per image what the checker needs and says (same index) */
 	struct image *images;

@@ -524,6 +524,15 @@ static json_t *scenario_row(struct crash_scenario_state *st, const struct scenar
 	json_object_set_new(row, "writer_seconds", json_real(f->writer_seconds));
 	if (is_adr(st))
 		json_object_set_new(row, "snapshot_seconds", json_real(st->snapshot_seconds));
+	/* The writer's phases, where each was reached: setting up (the NVDIMM's
+	 * copy, the model's files), the unmodelled boot, the program under the
+	 * model, and its end (QEMU's exit, the points made images). */
+	if (is_adr(st) && st->t_launch && st->t_model_start && st->t_done >= st->t_model_start)
+		json_object_set_new(row, "writer_phases",
+				    json_pack("{s:f, s:f, s:f, s:f}", "setup", st->t_launch - f->t0, "boot",
+					      st->t_model_start - st->t_launch, "modelled",
+					      st->t_done - st->t_model_start, "end",
+					      f->t0 + f->writer_seconds - st->t_done));
 	if (sc->kernel[0])
 		json_object_set_new(row, "kernel", json_string(sc->kernel));
 	/* Acks whose record still had lines pending: lost at that point under

@@ -33,6 +33,7 @@ void crash_writer_begin(struct crash_scenario_state *st, const char *platform)
 	st->done = st->base_checked = st->have_last_rec = 0;
 	st->acks_checked = st->acks_unlocated = st->acks_pending = 0;
 	st->snapshot_seconds = 0;
+	st->t_launch = st->t_model_start = st->t_done = 0;
 	st->model_error[0] = st->protocol_error[0] = '\0';
 	run_error_clear(&st->disk_full);
 	run_error_clear(&st->log_error);
@@ -285,6 +286,8 @@ static void writer_fd(void *ctx, struct vm *vm)
 
 	if (adr_model_read(&st->model, kind, sizeof(kind)) == ADR_EV_POINT)
 		take_point(st, vm, kind, 1);
+	if (st->model.started && !st->t_model_start)
+		st->t_model_start = now_s();
 }
 
 /* The guest broke the protocol: it is not trusted to go on. The images
@@ -375,6 +378,7 @@ static void keep_printed(struct crash_scenario_state *st, const char *text)
 static void blackbox_end(struct crash_scenario_state *st, struct vm *vm, const char *line)
 {
 	if (!strcmp(line, "done")) {
+		st->t_done = now_s();
 		if (vm_pause(vm) < 0)
 			return;
 		if (is_adr(st))
@@ -420,6 +424,7 @@ static void writer_line(void *ctx, struct vm *vm, const char *line)
 			protocol_error(st, vm, line, "not a line of the writer's protocol (ack, print, aware, done)");
 		else {
 			/* The last crash point: power off before any sync or unmount. */
+			st->t_done = now_s();
 			vm_kill(vm);
 			if (is_adr(st))
 				take_point(st, vm, "kill", 0);
@@ -612,6 +617,7 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 	o.nfiles = 1;
 	o.run_dir = st->dir;
 	o.hooks = &hooks;
+	st->t_launch = now_s();
 	vm_run(&o, r);
 	free(script);
 	fclose(st->ack_log);
