@@ -14,11 +14,6 @@ set -u
 # shellcheck disable=SC2119 # its mode is optional: none is plain -o dax
 pmem_mount
 mkdir -p /mnt/bench
-# The golden ext4 image's inode tables were never zeroed, so every mount
-# starts ext4lazyinit, which zeroes them in the background for the whole
-# unit and holds a journal handle while it does: faults that run meanwhile
-# cost less (no wake-up at the handle's end).
-! grep -q ' /mnt ext4 ' /proc/mounts || mount -o remount,noinit_itable /mnt
 
 # A tool's JSON file as one document line: raw newlines only ever separate
 # JSON tokens (inside strings they are escaped), so they can go.
