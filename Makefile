@@ -322,15 +322,16 @@ GUEST_SCRIPTS := $(wildcard vm-images/guest/*) vm-images/filesystems
 $(BUILD_DIR)/initramfs.cpio: $(GUEST_PROGS) vm-images/build-initramfs.sh $(GUEST_SCRIPTS)
 	vm-images/build-initramfs.sh $@ $(BUILD_DIR)/guest
 
-# The crash checker's guests boot a small initramfs of their own.
-$(BUILD_DIR)/initramfs-checker.cpio: $(BUILD_DIR)/guest/pmem-agent $(BUILD_DIR)/guest/pmem-checker \
+# The crash guests, writer and checkers, boot a small initramfs of their own.
+$(BUILD_DIR)/initramfs-crash.cpio: $(BUILD_DIR)/guest/pmem-agent $(BUILD_DIR)/guest/pmem-ack \
+		     $(BUILD_DIR)/guest/pmem-writer $(BUILD_DIR)/guest/pmem-checker \
 		     vm-images/build-initramfs.sh $(GUEST_SCRIPTS)
-	vm-images/build-initramfs.sh --checker $@ $(BUILD_DIR)/guest
+	vm-images/build-initramfs.sh --crash $@ $(BUILD_DIR)/guest
 
 # One golden image per row of vm-images/filesystems, made on its kernel.
 FILESYSTEMS    = $(shell vm-images/make-golden.sh --list)
 GOLDEN_KERNELS = $(shell vm-images/make-golden.sh --kernels)
-images: $(BUILD_DIR)/initramfs.cpio $(BUILD_DIR)/initramfs-checker.cpio $(BUILD_DIR)/pmem-harness
+images: $(BUILD_DIR)/initramfs.cpio $(BUILD_DIR)/initramfs-crash.cpio $(BUILD_DIR)/pmem-harness
 	vm-images/build-kernel.sh $(GOLDEN_KERNELS)
 	vm-images/make-golden.sh $(FILESYSTEMS)
 
@@ -477,7 +478,7 @@ $(BUILD_DIR)/guest/aware-mmap.so: xfstests/aware-mmap.c
 	@mkdir -p $(@D)
 	$(CC) $(BUILD_CFLAGS) -shared -fPIC -o $@ $< -ldl
 
-xfstests-image: $(BUILD_DIR)/guest/pmem-agent $(BUILD_DIR)/guest/aware-mmap.so $(BUILD_DIR)/initramfs-checker.cpio
+xfstests-image: $(BUILD_DIR)/guest/pmem-agent $(BUILD_DIR)/guest/aware-mmap.so $(BUILD_DIR)/initramfs-crash.cpio
 	vm-images/build-xfstests.sh $(XFSTESTS)
 
 xfstests_options = --kernels "$(call kernel_names,$(XFSTESTS_KERNELS))" $(if $(ACCEL),--accel $(ACCEL)) \

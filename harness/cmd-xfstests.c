@@ -178,7 +178,7 @@ static int setup(struct xt_setup *s, int argc, char **argv)
 		return 2;
 	}
 	s->run.root_image = s->root;
-	snprintf(path, sizeof(path), "%s/initramfs-checker.cpio", s->run.build);
+	snprintf(path, sizeof(path), "%s/" CRASH_INITRAMFS, s->run.build);
 	if (access(path, R_OK)) {
 		fprintf(stderr, "xfstests: no %s: run 'make images'\n", path);
 		return 2;

@@ -27,7 +27,7 @@ out=$RUNS/blackbox
 rm -rf "$out"
 mkdir -p "$out"
 echo "TAP version 13"
-tap_require "$B/kernels/6.1-aware/bzImage" "$B/initramfs.cpio" "$B/initramfs-checker.cpio" "$B/images/ext4.img" \
+tap_require "$B/kernels/6.1-aware/bzImage" "$B/initramfs-crash.cpio" "$B/images/ext4.img" \
 	"$B/plugins/adr-cache.so"
 
 # crash ID ARGS...: one crashtest on ext4; RC, N (images), OK (recovered),

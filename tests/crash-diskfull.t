@@ -22,7 +22,7 @@ umount -l "$small" 2>/dev/null
 rm -rf "$out"
 mkdir -p "$small"
 echo "TAP version 13"
-tap_require "$B/kernels/6.1-aware/bzImage" "$B/initramfs.cpio" "$B/initramfs-checker.cpio" "$B/images/ext4.img" \
+tap_require "$B/kernels/6.1-aware/bzImage" "$B/initramfs.cpio" "$B/initramfs-crash.cpio" "$B/images/ext4.img" \
 	"$B/images/xfs.img"
 if ! mount -t tmpfs -o size=4g,nr_inodes=100000 tmpfs "$small" 2>"$out/mount.err"; then
 	tap_skip "a full disk under crashtest's own documents" "cannot mount a tmpfs: $(head -n 1 "$out/mount.err")"

@@ -90,7 +90,7 @@ pi=$(jq '.scenarios[0].verdicts.intact' "$out/prebuilt/crash/summary.json")
 "$H" crashtest --program /usr/bin/jq --fs ext4 --results "$out" --run-id dynamic >/dev/null 2>"$out/dynamic.err"
 drc=$?
 [ "$rc" -eq 0 ] && [ "${pn:-0}" -gt 0 ] && [ "$pi" = "$pn" ] && [ "$drc" -eq 2 ] &&
-	grep -q "dynamically linked and needs libjq.so.1, which the writer guest does not carry: link it with -static" \
+	grep -q "dynamically linked and needs libjq.so.1, which the crash guests do not carry: link it with -static" \
 		"$out/dynamic.err"
 tap_ok $? "a prebuilt static binary is crash-tested as its source is ($pi of $pn intact); a dynamic one needing libjq is refused"
 

@@ -33,7 +33,7 @@ out=$RUNS/faults
 rm -rf "$out"
 mkdir -p "$out"
 echo "TAP version 13"
-tap_require "$B/kernels/6.1-aware/bzImage" "$B/initramfs.cpio" "$B/initramfs-checker.cpio" "$B/images/ext4.img"
+tap_require "$B/kernels/6.1-aware/bzImage" "$B/initramfs.cpio" "$B/initramfs-crash.cpio" "$B/images/ext4.img"
 t_start=$(date +%s)
 
 # Milliseconds since the epoch.

@@ -78,7 +78,7 @@ guest_tests=("a #!/bin/sh program acked with pmem-ack: every eADR image intact"
 	"pmemobj twin (count outside the transaction), eADR: missed, every image intact"
 	"pmemobj counter, ADR: every image consistent"
 	"pmemobj twin, ADR: caught by the invariant, traced to the store of the count")
-tap_require "$B/kernels/6.1-aware/bzImage" "$B/initramfs.cpio" "$B/initramfs-checker.cpio" "$B/images/ext4.img" \
+tap_require "$B/kernels/6.1-aware/bzImage" "$B/initramfs-crash.cpio" "$B/images/ext4.img" \
 	"$B/plugins/adr-cache.so"
 
 # crash ID ARGS...: one crashtest on ext4; RC, N (images), INTACT, LOST, DIR.

@@ -26,7 +26,7 @@ top=$RUNS/user-kernel
 out=$top/results
 echo "TAP version 13"
 tap_require "$H" "$B/kernels/6.1-stock/bzImage" "$B/kernels/6.12-aware/bzImage" "$B/kernels/6.12-aware/config" \
-	"$B/initramfs.cpio" "$B/initramfs-checker.cpio" "$B/images/ext4.img"
+	"$B/initramfs.cpio" "$B/initramfs-crash.cpio" "$B/images/ext4.img"
 rm -rf "$out"
 mkdir -p "$out"
 

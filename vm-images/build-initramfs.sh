@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the guest initramfs from the host's Debian packages.
 #
-#   vm-images/build-initramfs.sh [--checker] OUT.cpio GUEST_BIN_DIR
+#   vm-images/build-initramfs.sh [--crash] OUT.cpio GUEST_BIN_DIR
 #
 # The image holds busybox (static), ndctl, e2fsprogs, xfsprogs, fio (with its
 # libpmem engine), perf, PMDK (libpmem, libpmemobj, pmempool), and every
@@ -10,20 +10,22 @@
 # archive is left uncompressed: under TCG, decompressing it would cost more
 # boot time than loading the extra bytes.
 #
-# --checker: only what a crash checker guest runs (busybox, e2fsck,
-# xfs_repair, pmempool, pmem-agent, pmem-checker). fio and perf bring 100 MiB
-# of libraries, which a guest unpacks at every boot: two seconds under TCG.
+# --crash: only what the crash guests run, the writer and its checkers
+# (busybox, e2fsck, xfs_repair, xfs_io, ndctl, pmempool, pmem-agent,
+# pmem-ack, pmem-writer, pmem-checker); xfstests boots it too, to reach its
+# root. fio and perf bring 100 MiB of libraries, which a guest unpacks at
+# every boot: over a second of each crash writer's boot under TCG.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 die() { echo "build-initramfs: $*" >&2; exit 1; }
 
-checker=
-if [ "${1:-}" = --checker ]; then
-	checker=1
+crash=
+if [ "${1:-}" = --crash ]; then
+	crash=1
 	shift
 fi
-[ $# -eq 2 ] || die "usage: build-initramfs.sh [--checker] OUT.cpio GUEST_BIN_DIR"
+[ $# -eq 2 ] || die "usage: build-initramfs.sh [--crash] OUT.cpio GUEST_BIN_DIR"
 out=$1
 guest_bin=$2
 
@@ -82,13 +84,14 @@ guest_tools=(/usr/bin/ndctl /usr/bin/daxctl /sbin/mke2fs /sbin/e2fsck /sbin/mkfs
 	/sbin/xfs_repair /usr/sbin/xfs_io /usr/bin/fio /usr/bin/perf
 	/usr/lib/x86_64-linux-gnu/libpmem.so.1 /usr/lib/x86_64-linux-gnu/libpmemobj.so.1 /usr/bin/pmempool)
 # pmempool, for "pmempool check" in checkers of PMDK programs, brings the
-# libpmemobj and libpmem those programs are linked against.
-[ -z "$checker" ] || guest_tools=(/sbin/e2fsck /sbin/xfs_repair /usr/bin/pmempool)
+# libpmemobj and libpmem those programs are linked against. A writer's
+# script may call xfs_io and ndctl (docs/crashtest.md).
+[ -z "$crash" ] || guest_tools=(/sbin/e2fsck /sbin/xfs_repair /usr/sbin/xfs_io /usr/bin/ndctl /usr/bin/pmempool)
 for t in "${guest_tools[@]}"; do
 	copy_into_image "$t"
 	copy_libs_of "$t"
 done
-if [ -z "$checker" ]; then
+if [ -z "$crash" ]; then
 	ln -s mke2fs "$stage/usr/sbin/mkfs.ext4"
 	cp /etc/mke2fs.conf "$stage/etc/" 2>/dev/null || true
 fi
@@ -96,7 +99,7 @@ ln -s e2fsck "$stage/usr/sbin/fsck.ext4"
 
 for p in "$guest_bin"/*; do
 	[ -x "$p" ] || continue
-	[ -z "$checker" ] || case ${p##*/} in pmem-agent | pmem-checker) ;; *) continue ;; esac
+	[ -z "$crash" ] || case ${p##*/} in pmem-agent | pmem-ack | pmem-writer | pmem-checker) ;; *) continue ;; esac
 	install -m 0755 "$p" "$stage/usr/bin/"
 	copy_libs_of "$p"
 done
@@ -119,7 +122,7 @@ echo "root:x:0:" >"$stage/etc/group"
 
 mkdir -p "$(dirname "$out")"
 # The shared libraries the image carries, by name: crashtest takes a user's
-# dynamic program only when both images have every library it needs
+# dynamic program only when the crash image has every library it needs
 # (crash-inject/run/user_program.c).
 (cd "$stage/usr" && find lib/x86_64-linux-gnu lib64 -maxdepth 1 -name '*.so*' -printf '%f\n' | LC_ALL=C sort) \
 	>"$out.libs.tmp"

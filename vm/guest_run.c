@@ -209,7 +209,7 @@ int guest_run(struct guest_run_opts *ro)
 			ro->flavour, kernel);
 		return 2;
 	}
-	snprintf(initrd, sizeof(initrd), "%s/initramfs.cpio", ro->build_dir);
+	snprintf(initrd, sizeof(initrd), "%s/" BENCH_INITRAMFS, ro->build_dir);
 	if (access(initrd, R_OK)) {
 		fprintf(ro->msg, "pmem-harness run: no initramfs at %s: run 'make images'\n", initrd);
 		return 2;

@@ -772,12 +772,12 @@ json_t *vm_query(struct vm *vm, const char *command)
 }
 
 int vm_options_flavour(struct vm_options *o, const char *build, const char *flavour, const char *accel,
-		       const char *nvdimm, char kpath[PATH_MAX], char ipath[PATH_MAX])
+		       const char *initramfs, const char *nvdimm, char kpath[PATH_MAX], char ipath[PATH_MAX])
 {
 	struct stat st;
 
 	snprintf(kpath, PATH_MAX, "%s/kernels/%s/bzImage", build, flavour);
-	snprintf(ipath, PATH_MAX, "%s/initramfs.cpio", build);
+	snprintf(ipath, PATH_MAX, "%s/%s", build, initramfs);
 	if (access(kpath, R_OK) || access(ipath, R_OK) || stat(nvdimm, &st) < 0) {
 		fprintf(stderr, "pmem-harness: missing %s, %s or %s: run 'make kernels images'\n", kpath, ipath,
 			nvdimm);

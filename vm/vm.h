@@ -110,10 +110,17 @@ const char *vm_status_name(enum vm_status s);
  * holds anything else. */
 int vm_flavour_boot(const char *build, const char *flavour, struct qemu_config *c);
 
+/* The guests' images under the build directory (the Makefile makes them):
+ * everything a bench guest runs, and the small one the crash guests (writer
+ * and checkers) boot, which xfstests boots to reach its root. */
+#define BENCH_INITRAMFS "initramfs.cpio"
+#define CRASH_INITRAMFS "initramfs-crash.cpio"
+
 /* Options for one guest of a flavour under build/kernels, one vCPU, 1 GiB,
- * with nvdimm as its NVDIMM; kpath and ipath hold the paths it names. The
- * caller sets the job, timeouts and hooks. */
+ * booting build/initramfs (BENCH_INITRAMFS or CRASH_INITRAMFS), with nvdimm
+ * as its NVDIMM; kpath and ipath hold the paths it names. The caller sets
+ * the job, timeouts and hooks. */
 int vm_options_flavour(struct vm_options *o, const char *build, const char *flavour, const char *accel,
-		       const char *nvdimm, char kpath[PATH_MAX], char ipath[PATH_MAX]);
+		       const char *initramfs, const char *nvdimm, char kpath[PATH_MAX], char ipath[PATH_MAX]);
 
 #endif

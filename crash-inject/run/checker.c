@@ -176,19 +176,13 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 		}
 		snprintf(sl.nvdimm, sizeof(sl.nvdimm), "%s/nvdimm.img", rdir);
 		if (image_copy(o->golden, sl.nvdimm) < 0 ||
-		    vm_options_flavour(&vo, o->build, o->kernel, o->accel, sl.nvdimm, kpath, ipath) < 0) {
+		    vm_options_flavour(&vo, o->build, o->kernel, o->accel, CRASH_INITRAMFS, sl.nvdimm, kpath, ipath) < 0) {
 			dprintf(fd, "failed -1 guest cannot set up a checker guest in %s\n", rdir);
 			break;
 		}
-		/* Its own small initramfs, and a console that only says what the
-		 * watchdog looks for (warnings and worse): under TCG every byte
-		 * of boot chatter on the serial port costs. */
-		snprintf(ipath, sizeof(ipath), "%s/initramfs-checker.cpio", o->build);
-		if (access(ipath, R_OK)) {
-			dprintf(fd, "failed -1 guest no %s: run 'make images'\n", ipath);
-			break;
-		}
-		vo.qemu.initrd = ipath;
+		/* A console that only says what the watchdog looks for
+		 * (warnings and worse): under TCG every byte of boot chatter
+		 * on the serial port costs. */
 		vo.qemu.append = "loglevel=5";
 		/* Without ERMS and FSRM the kernel copies and clears with
 		 * rep movsq/stosq, not byte-wise rep movsb/stosb, which TCG

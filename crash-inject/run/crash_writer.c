@@ -575,7 +575,7 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 		fclose(st->ack_log);
 		return -1;
 	}
-	if (vm_options_flavour(&o, opt->build, kernel, opt->accel, nv, kpath, ipath) < 0) {
+	if (vm_options_flavour(&o, opt->build, kernel, opt->accel, CRASH_INITRAMFS, nv, kpath, ipath) < 0) {
 		unlink(nv);
 		fclose(st->ack_log);
 		return -1;

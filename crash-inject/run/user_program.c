@@ -16,19 +16,11 @@
 #include "../../lib/child.h"
 #include "../../lib/make_vars.h"
 #include "../../lib/rundir.h"
+#include "../../vm/vm.h"
 #include "user_program.h"
 
 #define MAX_SOURCES 256
 #define SCRIPT_MAX (1 << 20)	/* carried into the guest inside its job script */
-
-/* The images whose libraries a dynamic program may use: it runs in the
- * writer guest, and the same binary may be a checker. */
-static const struct {
-	const char *manifest, *guest;
-} images[] = {
-	{ "initramfs.cpio.libs", "writer" },
-	{ "initramfs-checker.cpio.libs", "checker" },
-};
 
 static int in_manifest(const char *path, const char *lib)
 {
@@ -54,26 +46,26 @@ static int printable(const char *s)
 	return 1;
 }
 
-/* Every library a dynamic binary needs must be in both guest images. */
+/*
+ * Every library a dynamic binary needs must be in the crash guests' image:
+ * it runs in the writer guest, and the same binary may be a checker.
+ */
 static int check_libs(const char *path, char libs[][256], int n)
 {
 	const char *build = getenv("PMEM_BUILD") ? getenv("PMEM_BUILD") : "build";
 	char manifest[PATH_MAX];
 
-	for (size_t g = 0; g < sizeof(images) / sizeof(images[0]); g++) {
-		snprintf(manifest, sizeof(manifest), "%s/%s", build, images[g].manifest);
-		if (access(manifest, R_OK)) {
-			fprintf(stderr, "crashtest: %s is dynamically linked, and %s (the libraries the %s guest carries) is missing: run 'make images', or link it with -static\n",
-				path, manifest, images[g].guest);
+	snprintf(manifest, sizeof(manifest), "%s/" CRASH_INITRAMFS ".libs", build);
+	if (access(manifest, R_OK)) {
+		fprintf(stderr, "crashtest: %s is dynamically linked, and %s (the libraries the crash guests carry) is missing: run 'make images', or link it with -static\n",
+			path, manifest);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!printable(libs[i]) || !in_manifest(manifest, libs[i])) {
+			fprintf(stderr, "crashtest: %s is dynamically linked and needs %s, which the crash guests do not carry: link it with -static\n",
+				path, printable(libs[i]) ? libs[i] : "a library with an unprintable name");
 			return -1;
-		}
-		for (int i = 0; i < n; i++) {
-			if (!printable(libs[i]) || !in_manifest(manifest, libs[i])) {
-				fprintf(stderr, "crashtest: %s is dynamically linked and needs %s, which the %s guest does not carry: link it with -static\n",
-					path, printable(libs[i]) ? libs[i] : "a library with an unprintable name",
-					images[g].guest);
-				return -1;
-			}
 		}
 	}
 	return 0;

@@ -3,8 +3,8 @@
  * Unit test: what PROGRAM= and CHECK= accept (crash-inject/run/user_program.c):
  * #!/bin/sh scripts as they are and the scripts the guest cannot run
  * refused in one line; C++ sources, alone or with C, built static with
- * libstdc++; dynamic binaries taken when both guest images carry their
- * libraries, refused naming the library otherwise; PMDK programs linked
+ * libstdc++; dynamic binaries taken when the crash guests' image carries
+ * their libraries, refused naming the library otherwise; PMDK programs linked
  * against the shared libraries. Run from the top of the tree.
  */
 #define _GNU_SOURCE
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/rundir.h"
+#include "vm/vm.h"
 #include "tap.h"
 #include "crash-inject/run/user_program.h"
 
@@ -131,11 +132,10 @@ static int same_file(const char *a, const char *b)
 	return same;
 }
 
-/* Libraries the fake guest images carry. */
-static void manifests(const char *writer, const char *checker)
+/* Libraries the fake crash guests' image carries. */
+static void manifest(const char *libs)
 {
-	put("initramfs.cpio.libs", writer, 0644);
-	put("initramfs-checker.cpio.libs", checker, 0644);
+	put(CRASH_INITRAMFS ".libs", libs, 0644);
 }
 
 int main(void)
@@ -211,42 +211,40 @@ int main(void)
 	tap_result(rc < 0 && strstr(err, "compiling") && strstr(err, "failed") ? TAP_PASS : TAP_FAIL,
 		   "a C++ source that does not compile fails in one line after the compiler's", NULL);
 
-	unlink(in("initramfs.cpio.libs"));
-	unlink(in("initramfs-checker.cpio.libs"));
+	unlink(in(CRASH_INITRAMFS ".libs"));
 	rc = build("/bin/true", in("true"), NULL);
 	tap_result(rc < 0 && strstr(err, "dynamically linked") && strstr(err, "run 'make images'") ? TAP_PASS : TAP_FAIL,
-		   "a dynamic binary without the images' library lists: make images", NULL);
+		   "a dynamic binary without the image's library list: make images", NULL);
 
-	manifests(libc, libc);
+	manifest(libc);
 	rc = build("/bin/true", in("true"), NULL);
 	tap_result(rc == 0 && same_file("/bin/true", in("true")) ? TAP_PASS : TAP_FAIL,
-		   "a dynamic binary whose libraries both images carry is taken", NULL);
+		   "a dynamic binary whose libraries the image carries is taken", NULL);
 
 	if (access("/usr/bin/jq", X_OK)) {
 		/* set-up installs jq: missing is a broken install, not a skip */
 		tap_diag("no /usr/bin/jq: run 'sudo make setup'");
-		tap_result(TAP_FAIL, "a dynamic binary needing a library the images lack is refused", NULL);
+		tap_result(TAP_FAIL, "a dynamic binary needing a library the image lacks is refused", NULL);
 	} else {
 		rc = build("/usr/bin/jq", in("jq"), NULL);
-		tap_result(rc < 0 && strstr(err, "needs libjq.so.1, which the writer guest does not carry: link it with -static") ?
+		tap_result(rc < 0 && strstr(err, "needs libjq.so.1, which the crash guests do not carry: link it with -static") ?
 				   TAP_PASS :
 				   TAP_FAIL,
-			   "a dynamic binary needing a library the images lack is refused, naming it", NULL);
+			   "a dynamic binary needing a library the image lacks is refused, naming it", NULL);
 	}
 
-	manifests(pmdk, libc);
+	manifest(libc);
 	put("pool.c", "#include <libpmemobj.h>\n"
 		      "int main(void) { return pmemobj_check_version(PMEMOBJ_MAJOR_VERSION, 0) != NULL; }\n",
 	    0644);
 	rc = build(in("pool.c"), in("pool"), "-lpmemobj");
-	tap_result(rc < 0 && strstr(err, "needs libpmemobj.so.1, which the checker guest does not carry") ? TAP_PASS :
-													     TAP_FAIL,
-		   "a PMDK program is linked dynamically; a guest without libpmemobj is named", NULL);
+	tap_result(rc < 0 && strstr(err, "needs libpmemobj.so.1, which the crash guests do not carry") ? TAP_PASS : TAP_FAIL,
+		   "a PMDK program is linked dynamically; an image without libpmemobj is named", NULL);
 
-	manifests(pmdk, pmdk);
+	manifest(pmdk);
 	rc = build(in("pool.c"), in("pool"), "-lpmemobj");
 	tap_result(rc == 0 && !is_static_elf(in("pool")) && prints(in("pool"), "") ? TAP_PASS : TAP_FAIL,
-		   "a PMDK program builds against the shared libraries both images carry, and runs", NULL);
+		   "a PMDK program builds against the shared libraries the image carries, and runs", NULL);
 
 	/* The compile line was one string for sh, which refused a quote. */
 	mkdir(in("it's here"), 0755);

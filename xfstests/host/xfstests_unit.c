@@ -266,13 +266,12 @@ static void run_unit(const struct xt_run *run, struct unit *u)
 			snprintf(error, sizeof(error), "cannot make NVDIMM files in %s: %s", u->dir, strerror(errno));
 			goto give_up;
 		}
-		if (vm_options_flavour(&o, run->build, u->kernel, run->accel, tdev, kpath, gdir) < 0) {
+		if (vm_options_flavour(&o, run->build, u->kernel, run->accel, CRASH_INITRAMFS, tdev, kpath, initrd) < 0) {
 			snprintf(error, sizeof(error), "no kernel %s: run 'make kernels'", u->kernel);
 			goto give_up;
 		}
-		/* The small initramfs: it only mounts the root image and switches to it. */
-		snprintf(initrd, sizeof(initrd), "%s/initramfs-checker.cpio", run->build);
-		o.qemu.initrd = initrd;
+		/* The root: the small initramfs (CRASH_INITRAMFS) only mounts it
+		 * and switches to it. */
 		o.qemu.root_image = run->root_image;
 		o.qemu.root_size = 0;
 		if (stat(run->root_image, &st) == 0)
