@@ -183,6 +183,10 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 		argv_add(a, "-plugin");
 		argv_add(a, "%s", c->plugin);
 	}
+	if (c->incoming) {
+		argv_add(a, "-incoming");
+		argv_add(a, "defer");
+	}
 	argv_add(a, "-kernel");
 	argv_add(a, "%s", c->kernel);
 	argv_add(a, "-initrd");

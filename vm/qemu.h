@@ -36,6 +36,8 @@ struct qemu_config {
 	const char *ctl_socket;
 	const char *out_socket;
 	const char *plugin;		/* "-plugin" argument (TCG only), or NULL */
+	/* -incoming defer: QEMU waits for a saved guest (QMP migrate-incoming). */
+	int incoming;
 	/* A second NVDIMM like the first (xfstests' SCRATCH_DEV), or NULL. */
 	const char *nvdimm2;
 	unsigned long long nvdimm2_size;

@@ -244,6 +244,136 @@ static int parse_exit(const char *line, int *rc)
 	return 1;
 }
 
+static int vm_qmp_simple(struct vm *vm, const char *command);
+
+/* Wait for QMP query's "status" to leave the states in busy (a
+ * NULL-terminated list): the status, or NULL after timeout_ms. */
+static const char *qmp_wait_status(struct vm *vm, const char *query, const char *const *busy, int timeout_ms,
+				   char *status, size_t len)
+{
+	double deadline = now() + timeout_ms / 1000.0;
+
+	while (now() < deadline) {
+		json_t *ret = qmp_execute(&vm->qmp, query, NULL, 5000);
+		const char *s = json_string_value(json_object_get(ret, "status"));
+		int waiting = 0;
+
+		snprintf(status, len, "%s", s ? s : "");
+		json_decref(ret);
+		if (!ret)
+			return NULL;
+		for (const char *const *b = busy; *b; b++)
+			waiting |= !strcmp(status, *b);
+		if (!waiting)
+			return status;
+		poll(NULL, 0, 10);
+	}
+	return NULL;
+}
+
+/* QEMU's migration leaves out shared memory (the NVDIMMs): set on both ends. */
+static int ignore_shared(struct vm *vm)
+{
+	json_t *args = json_pack("{s:[{s:s, s:b}]}", "capabilities", "capability", "x-ignore-shared", "state", 1);
+	json_t *ret = qmp_execute(&vm->qmp, "migrate-set-capabilities", args, 5000);
+
+	json_decref(args);
+	json_decref(ret);
+	return ret ? 0 : -1;
+}
+
+/*
+ * At the guest's hello: stop it, save it into o->save_state (a file beside
+ * it first, renamed when whole, so a reader never sees half of one), its
+ * kernel release into save_state.hello, and end QEMU.
+ */
+static void save_state(struct vm *vm)
+{
+	static const char *const busy[] = { "setup", "active", "device", "none", NULL };
+	const char *path = vm->o->save_state;
+	char tmp[PATH_MAX + 32], hello[PATH_MAX + 8], uri[PATH_MAX + 40], status[32];
+	struct timespec ts;
+	json_t *args, *ret;
+	FILE *f;
+
+	/* Unique among the guests saving the same boot at once. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(tmp, sizeof(tmp), "%s.%d.%ld.tmp", path, (int)getpid(), ts.tv_nsec);
+	snprintf(hello, sizeof(hello), "%s.hello", path);
+	snprintf(uri, sizeof(uri), "file:%s", tmp);
+	if (vm_qmp_simple(vm, "stop") < 0 || ignore_shared(vm) < 0) {
+		set_message(vm, VM_QEMU_FAILED, "could not stop the guest to save it; QEMU's messages are in %s/qemu.log",
+			    vm->o->run_dir);
+		vm->r->state_failed = 1;
+		return;
+	}
+	args = json_pack("{s:s}", "uri", uri);
+	ret = qmp_execute(&vm->qmp, "migrate", args, 5000);
+	json_decref(args);
+	json_decref(ret);
+	if (!ret || !qmp_wait_status(vm, "query-migrate", busy, 120000, status, sizeof(status)) ||
+	    strcmp(status, "completed")) {
+		unlink(tmp);
+		set_message(vm, VM_QEMU_FAILED, "could not save the guest into %s (migration %s); QEMU's messages are in %s/qemu.log",
+			    path, ret ? status : "refused", vm->o->run_dir);
+		vm->r->state_failed = 1;
+		return;
+	}
+	f = fopen(hello, "w");
+	if (!f || fprintf(f, "%s\n", vm->r->kernel_release) < 0 || fclose(f) || rename(tmp, path) < 0) {
+		set_message(vm, VM_QEMU_FAILED, "could not write %s: %s", path, strerror(errno));
+		vm->r->state_failed = 1;
+		unlink(tmp);
+		return;
+	}
+	vm_kill(vm);
+	vm->r->status = VM_SAVED;
+}
+
+/*
+ * Start the guest o->restore_state holds and send it its job: it was saved
+ * at its hello, so it waits for one. Its boot_seconds is the restore's.
+ */
+static int restore_state(struct vm *vm)
+{
+	static const char *const busy[] = { "inmigrate", NULL };
+	char uri[PATH_MAX + 8], hello[PATH_MAX + 8], release[128] = "", status[32];
+	json_t *args, *ret;
+	FILE *f;
+
+	snprintf(uri, sizeof(uri), "file:%s", vm->o->restore_state);
+	snprintf(hello, sizeof(hello), "%s.hello", vm->o->restore_state);
+	f = fopen(hello, "r");
+	if (!f || !fgets(release, sizeof(release), f)) {
+		if (f)
+			fclose(f);
+		set_message(vm, VM_QEMU_FAILED, "cannot read %s: the saved guest is incomplete", hello);
+		vm->r->state_failed = 1;
+		return -1;
+	}
+	fclose(f);
+	release[strcspn(release, "\n")] = '\0';
+	args = json_pack("{s:s}", "uri", uri);
+	ret = ignore_shared(vm) < 0 ? NULL : qmp_execute(&vm->qmp, "migrate-incoming", args, 5000);
+	json_decref(args);
+	json_decref(ret);
+	if (!ret || !qmp_wait_status(vm, "query-status", busy, 120000, status, sizeof(status)) ||
+	    (strcmp(status, "running") && vm_qmp_simple(vm, "cont") < 0)) {
+		set_message(vm, VM_QEMU_FAILED, "QEMU could not restore the saved guest %s (%s)", vm->o->restore_state,
+			    !ret ? "migrate-incoming refused" : status[0] ? status : "QEMU ended");
+		vm->r->state_failed = 1;
+		return -1;
+	}
+	/* As if the guest had said hello (PMEM_FAULT_PORT counts it). */
+	vm->ctl_lines++;
+	vm->booted = 1;
+	vm->t_hello = now();
+	vm->r->boot_seconds = vm->t_hello - vm->t_start;
+	snprintf(vm->r->kernel_release, sizeof(vm->r->kernel_release), "%s", release);
+	send_script(vm);
+	return 0;
+}
+
 static void on_ctl_line(struct vm *vm, const char *line)
 {
 	int rc;
@@ -255,7 +385,10 @@ static void on_ctl_line(struct vm *vm, const char *line)
 		vm->t_hello = now();
 		vm->r->boot_seconds = vm->t_hello - vm->t_start;
 		snprintf(vm->r->kernel_release, sizeof(vm->r->kernel_release), "%s", line + 6);
-		send_script(vm);
+		if (vm->o->save_state)
+			save_state(vm);
+		else
+			send_script(vm);
 	} else if (!vm->reported && parse_exit(line, &rc)) {
 		vm->reported = 1;
 		vm->t_exit = now();
@@ -506,6 +639,8 @@ static void watch(struct vm *vm)
 			vm->t_tick = now() + vm->o->hooks->tick_ms / 1000.0;
 			vm->o->hooks->on_tick(vm->o->hooks->ctx, vm);
 		}
+		if (vm->r->status == VM_SAVED)
+			return;
 		if (vm->killed) {
 			vm->r->status = VM_KILLED;
 			return;
@@ -535,7 +670,7 @@ static void end_qemu(struct vm *vm)
 		usleep(10000);
 	if (vm->exited)
 		return;
-	if (vm->qmp_fd >= 0) {
+	if (vm->qmp_fd >= 0 && !vm->qmp.lost) {
 		json_t *ret = qmp_execute(&vm->qmp, "quit", NULL, 2000);
 
 		json_decref(ret);
@@ -611,6 +746,7 @@ int vm_run(struct vm_options *o, struct vm_result *r)
 	qemu.qmp_socket = vm.qmp_path;
 	qemu.ctl_socket = vm.ctl_path;
 	qemu.out_socket = vm.out_path;
+	qemu.incoming = o->restore_state != NULL;
 
 	vm.con_line.max = LINE_MAX_DEFAULT;
 	vm.ctl_line.max = o->hooks && o->hooks->line_max ? o->hooks->line_max : LINE_MAX_DEFAULT;
@@ -647,8 +783,12 @@ int vm_run(struct vm_options *o, struct vm_result *r)
 			    o->run_dir);
 		goto out;
 	}
+	if (o->restore_state && restore_state(&vm) < 0)
+		goto out;
 	fault_setup(&vm);
 	watch(&vm);
+	if (r->status == VM_SAVED)
+		goto out;
 	if (!r->message[0] && !vm.killed) {
 		r->status = vm.reported ? VM_OK : VM_NO_EXIT;
 		if (!vm.reported)
@@ -673,6 +813,7 @@ const char *vm_status_name(enum vm_status s)
 	case VM_KILLED: return "killed";
 	case VM_FLOODED: return "flooded";
 	case VM_PORT_CLOSED: return "port-closed";
+	case VM_SAVED: return "saved";
 	}
 	return "unknown";
 }

@@ -20,6 +20,7 @@ enum vm_status {
 	VM_KILLED,		/* a hook killed QEMU on purpose (a crash point) */
 	VM_FLOODED,		/* the guest wrote more than its logs may hold */
 	VM_PORT_CLOSED,		/* QMP, control or output port lost while QEMU ran */
+	VM_SAVED,		/* the guest was saved at its hello (save_state) and ended */
 };
 
 /*
@@ -73,6 +74,15 @@ struct vm_options {
 	int boot_timeout;		/* seconds until the guest says hello */
 	int run_timeout;		/* seconds for the job itself */
 	FILE *echo;			/* copy of the job's output, or NULL */
+	/*
+	 * A guest saved at its hello and restored, to skip the boot: save_state
+	 * (a file to create) ends the guest at its hello, saved there, and sends
+	 * no job; restore_state (a file save_state made, with the same QEMU
+	 * configuration but for the plugin) starts QEMU from it and sends the job
+	 * at once. The NVDIMMs are not in the file (they are shared memory): the
+	 * guest must get the same contents as the saved one had. NULL: neither.
+	 */
+	const char *save_state, *restore_state;
 	const struct vm_hooks *hooks;	/* or NULL */
 };
 
@@ -85,6 +95,9 @@ struct vm_result {
 	enum console_event worst_event;
 	char event_line[256];		/* first console line of worst_event */
 	char message[512];		/* one line for the user when not OK */
+	/* VM_QEMU_FAILED in saving the guest (save_state) or starting it from
+	 * restore_state: the guest itself did not fail. */
+	int state_failed;
 };
 
 int vm_run(struct vm_options *o, struct vm_result *r);
