@@ -140,6 +140,12 @@ enum adr_event adr_model_read(struct adr_model *m, char *kind, size_t ksz)
 		if (n <= 0) {
 			close(m->fd);
 			m->fd = -1;
+			m->len = 0;
+			/* A plugin gone before its guest's start marker modelled
+			 * nothing: the next QEMU's may connect (a guest that boots
+			 * after a saved one failed to restore, vm/saved_boot.h). */
+			if (!m->started)
+				return ADR_EV_NONE;
 			m->listen_fd >= 0 ? close(m->listen_fd) : 0;
 			m->listen_fd = -1;
 			return ADR_EV_CLOSED;

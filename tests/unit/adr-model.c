@@ -65,7 +65,7 @@ int main(void)
 	unsigned int seed = 1;
 	size_t n;
 
-	tap_plan(16);
+	tap_plan(17);
 
 	model(&m, &peer);
 	e = feed(&m, peer, "record 7 4096\nextent 0 8192 4096\npoint ack 1 3\n", kind);
@@ -119,9 +119,19 @@ int main(void)
 	}
 	tap_result(e == ADR_EV_POINT && !strcmp(kind, "fence") && m.protocol_error[0] ? TAP_PASS : TAP_FAIL,
 		   "an endless line and an extent without a record are errors; the next point is read", NULL);
+	/* Its guest never ran the start marker: a plugin that goes then is
+	 * not the model's end (another QEMU's may connect, vm/saved_boot.h). */
 	close(peer);
 	e = adr_model_read(&m, kind, sizeof(kind));
-	tap_result(e == ADR_EV_CLOSED ? TAP_PASS : TAP_FAIL, "a closed model socket is ADR_EV_CLOSED", NULL);
+	tap_result(e == ADR_EV_NONE && m.fd == -1 && !m.len ? TAP_PASS : TAP_FAIL,
+		   "a model socket closed before the start marker waits for the next plugin", NULL);
+
+	model(&m, &peer);
+	e = feed(&m, peer, "start\n", kind);
+	close(peer);
+	e = adr_model_read(&m, kind, sizeof(kind));
+	tap_result(m.started && e == ADR_EV_CLOSED ? TAP_PASS : TAP_FAIL,
+		   "a model socket closed after the start marker is ADR_EV_CLOSED", NULL);
 
 	{
 		struct adr_params p = { .subsets = 20 };
