@@ -202,7 +202,7 @@ $(BUILD_DIR)/guest/pmem-checker: $(call guest_obj,$(CHECKER_SRC))
 # headers are included from the top of the tree ("vm/console.h").
 UNIT_NAMES := console qemu-argv job-parse noise adr-model judge-parse ack-stream names rundir \
 	      unit-docs crash-resume table-escape check-phases check-block record-crc user-program \
-	      job-files xfstests-doc filesystems flavours program-line run-error record-place
+	      job-files xfstests-doc filesystems flavours program-line run-error record-place saved-boot
 UNIT_TESTS := $(addprefix $(BUILD_DIR)/tests/unit-,$(UNIT_NAMES))
 UNIT_CFLAGS := $(BUILD_CFLAGS) $(SANITIZE) -I. -Iworkloads -Itests/guest
 
@@ -241,6 +241,9 @@ UNIT_LIBS_xfstests-doc := -ljansson -lm
 UNIT_SRC_filesystems   := lib/filesystems.c
 UNIT_SRC_flavours      := lib/flavours.c
 UNIT_SRC_run-error     := lib/error.c lib/diskfull.c
+# saved_boot.c with QEMU's version and vm_run() stood in for by the test.
+UNIT_SRC_saved-boot    := vm/saved_boot.c
+UNIT_LIBS_saved-boot   := -lxxhash
 UNIT_SRC_record-place  := crash-inject/judge/place.c crash-inject/judge/judge.c
 UNIT_LIBS_record-place := -ljansson
 

@@ -43,8 +43,10 @@
 #include "checker.h"
 #include "../../lib/shell_word.h"
 #include "../../proto/print_line.h"
+#include "../../lib/cache_dir.h"
 #include "../../lib/fd_write.h"
 #include "../../lib/rundir.h"
+#include "../../vm/saved_boot.h"
 #include "../../vm/vm.h"
 
 #define CHECK_BOOT_TIMEOUT 120
@@ -138,6 +140,7 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 	struct vm_hooks hooks = { .ctx = &sl, .on_line = slot_line, .line_max = CHECK_BLOCK_MAX,
 				  .on_tick = slot_tick, .tick_ms = 500 };
 	struct vm_file files[2];
+	char boots[PATH_MAX];
 	char *script = NULL;
 	size_t nfiles = 0, slen = 0;
 	FILE *f;
@@ -164,6 +167,7 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 	sl.from_pool = fdopen(dup(fd), "r");
 	if (!sl.from_pool)
 		return 1;
+	snprintf(boots, sizeof(boots), "%s/saved-boots", cache_dir());
 	for (attempt = 0; !sl.stop && attempt < SLOT_MAX_GUESTS; attempt++) {
 		char rdir[PATH_MAX], kpath[PATH_MAX], ipath[PATH_MAX];
 		struct vm_options vo;
@@ -202,7 +206,7 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 		vo.hooks = &hooks;
 		sl.t_start = now_s();
 		sl.asked = sl.hung = 0;
-		vm_run(&vo, &r);
+		vm_run_saved(&vo, o->golden, boots, &r);
 		unlink(sl.nvdimm);
 		if (r.status == VM_OK && sl.stop)
 			break;

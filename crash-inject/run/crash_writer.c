@@ -23,9 +23,11 @@
 #include "../../proto/print_line.h"
 #include "../image.h"
 #include "crash.h"
+#include "../../lib/cache_dir.h"
 #include "../../lib/diskfull.h"
 #include "../../lib/shell_word.h"
 #include "../../lib/textfile.h"
+#include "../../vm/saved_boot.h"
 
 void crash_writer_begin(struct crash_scenario_state *st, const char *platform)
 {
@@ -618,7 +620,8 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 	o.run_dir = st->dir;
 	o.hooks = &hooks;
 	st->t_launch = now_s();
-	vm_run(&o, r);
+	snprintf(path, sizeof(path), "%s/saved-boots", cache_dir());
+	vm_run_saved(&o, golden, path, r);
 	free(script);
 	fclose(st->ack_log);
 	if (st->printed_log)
