@@ -5,9 +5,9 @@
 # A MAP_SYNC program of RECORDS (256) acknowledged 4 KiB records, each made
 # durable with clwb + sfence (tests/fixtures/adr-flush.c), is crash-tested
 # REPS times under the ADR model, each run with its own seed. Each run's
-# row of summary.json gives its images, its seconds, the writer's (the
-# guest's boot, the program under the model, its crash points; of it, the
-# saving of the points) and the checkers'. Printed: the median and the
+# row of summary.json gives its images, its seconds, the writer's (of it,
+# the guest's boot up to its start marker, the program under the model, and
+# the saving of the crash points) and the checkers'. Printed: the median and the
 # range over the runs, and the accelerator they ran on. The figures are
 # this machine's; under TCG, emulated time makes them a ratio to compare
 # two versions of the harness on one machine, not a property of hardware.
@@ -36,7 +36,8 @@ for rep in $(seq "$reps"); do
 		echo "adr-speed: run $rep failed: see $out/rep$rep.out" >&2
 		exit 1
 	fi
-	jq -r '[.accel, (.scenarios[0] | .images, .seconds, .writer_seconds, .snapshot_seconds, .check_seconds)] | @tsv' \
+	jq -r '[.accel, (.scenarios[0] | .images, .seconds, .writer_seconds, .snapshot_seconds, .check_seconds,
+		.writer_phases.boot, .writer_phases.modelled)] | @tsv' \
 		"$out/rep$rep/crash/summary.json" >>"$rows"
 done
 
@@ -54,7 +55,9 @@ printf '  images per second    %s\n' "$(stat -1)"
 printf '  images               %s\n' "$(stat 2)"
 printf '  seconds              %s\n' "$(stat 3)"
 printf '    writer             %s\n' "$(stat 4)"
-printf '      saving points    %s\n' "$(stat 5)"
+printf '      boot             %s\n' "$(stat 7)"
+printf '      modelled         %s\n' "$(stat 8)"
+printf '        saving points  %s\n' "$(stat 5)"
 printf '    checking           %s\n' "$(stat 6)"
 printf '    the rest           %s\n' "$(stat -3)"
 printf '  checked per second   %s\n' "$(stat -2)"
