@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -73,9 +74,22 @@ static void remove_state(const char *path)
 	unlink(hello);
 }
 
-/* Keep the SAVED_BOOTS_MAX most recently used: each is tens of MiB. */
+/* Whether name ends with suffix. */
+static int ends_with(const char *name, const char *suffix)
+{
+	size_t l = strlen(name), s = strlen(suffix);
+
+	return l >= s && !strcmp(name + l - s, suffix);
+}
+
+/*
+ * Keep the SAVED_BOOTS_MAX most recently used: each is tens of MiB. Part
+ * of a file an hour old is a save that was killed: it goes too.
+ */
 static void prune(const char *dir)
 {
+	time_t now = time(NULL);
+
 	for (;;) {
 		char oldest[PATH_MAX] = "", path[PATH_MAX];
 		struct timespec t_oldest = { 0 };
@@ -87,13 +101,18 @@ static void prune(const char *dir)
 		if (!d)
 			return;
 		while ((e = readdir(d))) {
-			size_t l = strlen(e->d_name);
+			int part = ends_with(e->d_name, ".tmp") || ends_with(e->d_name, ".tmp.hello");
 
-			if (l < 6 || strcmp(e->d_name + l - 6, ".state"))
+			if (!part && !ends_with(e->d_name, ".state"))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 			if (stat(path, &st) < 0)
 				continue;
+			if (part) {
+				if (now - st.st_mtim.tv_sec > 3600)
+					unlink(path);
+				continue;
+			}
 			n++;
 			if (!oldest[0] || st.st_mtim.tv_sec < t_oldest.tv_sec ||
 			    (st.st_mtim.tv_sec == t_oldest.tv_sec && st.st_mtim.tv_nsec < t_oldest.tv_nsec)) {

@@ -12,7 +12,7 @@
 #include "vm.h"
 
 /* How many saved boots the cache keeps; the least recently used go first. */
-#define SAVED_BOOTS_MAX 24
+#define SAVED_BOOTS_MAX 40
 
 /*
  * The file in dir that a guest of configuration c is saved in: keyed by

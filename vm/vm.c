@@ -291,7 +291,7 @@ static void save_state(struct vm *vm)
 {
 	static const char *const busy[] = { "setup", "active", "device", "none", NULL };
 	const char *path = vm->o->save_state;
-	char tmp[PATH_MAX + 32], hello[PATH_MAX + 8], uri[PATH_MAX + 40], status[32];
+	char tmp[PATH_MAX + 32], hello[PATH_MAX + 8], hello_tmp[PATH_MAX + 40], uri[PATH_MAX + 40], status[32];
 	struct timespec ts;
 	json_t *args, *ret;
 	FILE *f;
@@ -319,10 +319,14 @@ static void save_state(struct vm *vm)
 		vm->r->state_failed = 1;
 		return;
 	}
-	f = fopen(hello, "w");
-	if (!f || fprintf(f, "%s\n", vm->r->kernel_release) < 0 || fclose(f) || rename(tmp, path) < 0) {
+	/* The release beside it, whole before it is named, as the state is. */
+	snprintf(hello_tmp, sizeof(hello_tmp), "%s.hello", tmp);
+	f = fopen(hello_tmp, "w");
+	if (!f || fprintf(f, "%s\n", vm->r->kernel_release) < 0 || fclose(f) || rename(hello_tmp, hello) < 0 ||
+	    rename(tmp, path) < 0) {
 		set_message(vm, VM_QEMU_FAILED, "could not write %s: %s", path, strerror(errno));
 		vm->r->state_failed = 1;
+		unlink(hello_tmp);
 		unlink(tmp);
 		return;
 	}
