@@ -93,7 +93,7 @@ else
 	boots=$small/saved-boots
 	crash full adr-noflush
 	echo "# full cache disk: $(grep -c 'booting instead' "$out/full.err") lines said, $(states) saved, $(judged full)"
-	grep -q "^pmem-harness: could not save the guest into $boots/.*; booting instead\$" "$out/full.err" &&
+	grep -q "^pmem-harness: could not save the guest into $boots/.*; booting instead: free room under $boots, or set PMEM_SAVED_BOOTS=0 to stop saving\$" "$out/full.err" &&
 		[ "$(states)" -eq 0 ] && [ "$(judged full)" = "$cold" ] && [ -z "$(find "$boots" -name '*.tmp')" ]
 	tap_ok $? "a cache disk too full to save a guest: the runs boot, said in one line, and judge as before; no part of a file is left" \
 		"$out/full.err"

@@ -174,7 +174,8 @@ static int save(const struct vm_options *o, const char *nvdimm_source, const cha
 	vm_run(&so, r);
 	if (r->status == VM_QEMU_FAILED && r->state_failed) {
 		/* A full cache disk, say: the guests boot as they did. */
-		fprintf(stderr, "pmem-harness: %s; booting instead\n", r->message);
+		fprintf(stderr, "pmem-harness: %s; booting instead: free room under %s, or set PMEM_SAVED_BOOTS=0 to stop saving\n",
+			r->message, dir);
 		return 1;
 	}
 	if (r->status != VM_SAVED)
