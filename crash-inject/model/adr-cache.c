@@ -189,7 +189,12 @@ static struct adr_version *slot_versions(size_t s)
 	return (struct adr_version *)((char *)st + adr_state_versions(st->capacity, s));
 }
 static GHashTable *descs;	/* (pc, kind) -> struct insn_desc */
-static GArray *flushes;		/* struct flush_rec */
+static GArray *flushes;		/* struct flush_rec, in no order */
+/* (line, vCPU) -> its write-back's index in flushes + 1. A fence's window
+ * can hold hundreds of lines (the pmem driver copies a journal block with
+ * non-temporal stores, 64 lines each), and every store into one looks its
+ * line up: a scan of the list made that quadratic. */
+static GHashTable *flush_index;
 static int64_t linear_delta;	/* kernel vaddr - guest physical addr of the region */
 static int have_linear;
 
@@ -285,15 +290,37 @@ static void pending_drop(uint64_t line)
 	st->npending--;
 }
 
+/* A vCPU number takes the key's low 16 bits; a line number, the rest. */
+static gpointer flush_key(uint64_t line, unsigned int vcpu)
+{
+	return GSIZE_TO_POINTER((gsize)(line << 16 | (vcpu & 0xffff)));
+}
+
+/* Write-back i is done with: the last takes its place in the list. */
+static void flush_remove(guint i)
+{
+	struct flush_rec *f = &g_array_index(flushes, struct flush_rec, i);
+	guint last = flushes->len - 1;
+
+	g_hash_table_remove(flush_index, flush_key(f->line, f->vcpu));
+	if (i != last) {
+		struct flush_rec *l = &g_array_index(flushes, struct flush_rec, last);
+
+		g_hash_table_insert(flush_index, flush_key(l->line, l->vcpu), GUINT_TO_POINTER(i + 1));
+	}
+	g_array_remove_index_fast(flushes, i);
+}
+
 /* The line's current bytes are now what survives a power loss. */
 static void line_durable(uint64_t line)
+
 {
 	guint i = 0;
 
 	/* A write-back still in flight would be older than this. */
 	while (i < flushes->len) {
 		if (g_array_index(flushes, struct flush_rec, i).line == line)
-			g_array_remove_index_fast(flushes, i);
+			flush_remove(i);
 		else
 			i++;
 	}
@@ -416,14 +443,13 @@ static void line_stored(uint64_t line, unsigned int from, unsigned int to, uint6
  * the 64 bytes at start. */
 static struct flush_rec *flush_of(uint64_t line, unsigned int vcpu, const uint8_t *start)
 {
+	guint at = GPOINTER_TO_UINT(g_hash_table_lookup(flush_index, flush_key(line, vcpu)));
 	struct flush_rec *f;
 
-	for (guint i = 0; i < flushes->len; i++) {
-		f = &g_array_index(flushes, struct flush_rec, i);
-		if (f->line == line && f->vcpu == vcpu)
-			return f;
-	}
+	if (at)
+		return &g_array_index(flushes, struct flush_rec, at - 1);
 	g_array_set_size(flushes, flushes->len + 1);
+	g_hash_table_insert(flush_index, flush_key(line, vcpu), GUINT_TO_POINTER(flushes->len));
 	f = &g_array_index(flushes, struct flush_rec, flushes->len - 1);
 	f->line = line;
 	f->vcpu = vcpu;
@@ -510,7 +536,7 @@ static unsigned int fence(unsigned int vcpu, int *user)
 				pending_drop(f->line);
 		}
 		*user |= f->user;
-		g_array_remove_index_fast(flushes, i);
+		flush_remove(i);
 		done++;
 	}
 	if (done)
@@ -850,6 +876,7 @@ static void on_fence(unsigned int vcpu, void *udata)
 		while (st->npending)
 			line_durable(st->lines[0].off / ADR_LINE);
 		g_array_set_size(flushes, 0);
+		g_hash_table_remove_all(flush_index);
 		st->fences++;
 	} else {
 		done = fence(vcpu, &user);
@@ -1325,6 +1352,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	pending = g_hash_table_new(g_direct_hash, g_direct_equal);
 	descs = g_hash_table_new(g_int64_hash, g_int64_equal);
 	flushes = g_array_new(FALSE, FALSE, sizeof(struct flush_rec));
+	flush_index = g_hash_table_new(g_direct_hash, g_direct_equal);
 	if (sock_path) {
 		sock_fd = connect_sock(sock_path);
 		if (sock_fd < 0)
