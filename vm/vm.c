@@ -590,14 +590,14 @@ static void watch(struct vm *vm)
 {
 	for (;;) {
 		const struct vm_hooks *h = vm->o->hooks;
-		struct pollfd p[4] = {
+		struct pollfd p[4 + VM_MORE_FDS] = {
 			{ .fd = vm->con_fd, .events = POLLIN },
 			{ .fd = vm->ctl_fd, .events = POLLIN },
 			{ .fd = vm->out_fd, .events = POLLIN },
 			{ .fd = h && h->poll_fd ? h->poll_fd(h->ctx) : -1, .events = POLLIN },
 		};
 		double deadline, t = now();
-		int timeout;
+		int timeout, more = h && h->more_fds ? h->more_fds(h->ctx, p + 4, VM_MORE_FDS) : 0;
 
 		if (vm->r->message[0])
 			return;
@@ -625,8 +625,10 @@ static void watch(struct vm *vm)
 		timeout = (int)((deadline - t) * 1000) + 1;
 		if (vm->o->hooks && vm->o->hooks->tick_ms && timeout > vm->o->hooks->tick_ms)
 			timeout = vm->o->hooks->tick_ms;
-		if (poll(p, 4, timeout) < 0 && errno != EINTR)
+		if (poll(p, 4 + more, timeout) < 0 && errno != EINTR)
 			return;
+		if (more > 0 && h->on_more)
+			h->on_more(h->ctx, vm, p + 4, more);
 		if (p[3].fd >= 0 && p[3].revents && h->on_fd)
 			h->on_fd(h->ctx, vm);
 		if (p[0].revents &&

@@ -34,6 +34,9 @@ enum vm_status {
 /* The runner's handle for hooks; see vm_ctl_* below. */
 struct vm;
 
+struct pollfd;
+#define VM_MORE_FDS 8
+
 /*
  * Hooks let a caller take part in a run: crash injection answers "ack" lines
  * and pauses the guest; the crash checker serves images on request.
@@ -53,6 +56,11 @@ struct vm_hooks {
 	 * it, or -1 for none; on_fd is called when it is readable or hung up. */
 	int (*poll_fd)(void *ctx);
 	void (*on_fd)(void *ctx, struct vm *vm);
+	/* The caller's own descriptors, watched besides (a checker pool's):
+	 * more_fds fills at most VM_MORE_FDS and returns how many; on_more gets
+	 * them back after each poll, revents set (none of them may be ready). */
+	int (*more_fds)(void *ctx, struct pollfd *fds, int max);
+	void (*on_more)(void *ctx, struct vm *vm, const struct pollfd *fds, int n);
 };
 
 /* One input file for the guest, sent as data before the job script
