@@ -246,8 +246,10 @@ struct checker_pool {
 	size_t next;		/* the first item not yet handed out */
 	size_t outstanding;	/* handed out, not yet judged */
 	/* Items whose guest was killed from outside go again, once, to another. */
-	unsigned char *retried;
 	size_t retry[64], nretry;
+	int draining;		/* hand out nothing more: the set is given up */
+	/* Seconds during which some item was out with a guest, up to t_busy */
+	double busy_s, t_busy;
 };
 
 static json_t *failure(const char *why)
@@ -368,12 +370,12 @@ static int hand_over(struct checker_pool *p, struct share *s, size_t i)
 /* Hand the share the next image of the set (one to retry first), or park it. */
 static void serve(struct checker_pool *p, struct share *s)
 {
-	struct check_set *set = p->set;
+	struct check_set *set = p->draining ? NULL : p->set;
 
 	while (set && !set->disk_full.code && p->nretry)
 		if (hand_over(p, s, p->retry[--p->nretry]) == 0)
 			return;
-	for (; set && !set->disk_full.code && p->next < set->nitems; p->next++) {
+	for (; set && !set->disk_full.code && p->next < set->nready; p->next++) {
 		struct check_item *it = &set->items[p->next];
 
 		if (it->same_as >= 0 || it->verdict)
@@ -430,12 +432,12 @@ static size_t handle(struct checker_pool *p, struct share *s)
 		why += strcspn(why, " ");
 		while (*why == ' ')
 			why++;
-		if (i >= 0 && i == s->current && outside && p->retried && !p->retried[i] &&
+		if (i >= 0 && i == s->current && outside && !s->set->items[i].retried &&
 		    p->nretry < sizeof(p->retry) / sizeof(p->retry[0])) {
 			/* Not the image's doing: it goes to the next guest that asks. */
 			fprintf(stderr, "crashtest: checker %d stopped on image %ld (%s); retrying it in a fresh checker\n",
 				(int)(s - p->shares), i, why);
-			p->retried[i] = 1;
+			s->set->items[i].retried = 1;
 			p->retry[p->nretry++] = i;
 			s->current = -1;
 			p->outstanding--;
@@ -481,35 +483,83 @@ static int pump(struct checker_pool *p, struct share *s)
 	return 0;
 }
 
-void checker_pool_check(struct checker_pool *p, struct check_set *s)
+/* Seconds with an item out, counted up to now. */
+static void count_busy(struct checker_pool *p)
+{
+	double t = now_s();
+
+	if (p->outstanding)
+		p->busy_s += t - p->t_busy;
+	p->t_busy = t;
+}
+
+void checker_pool_begin(struct checker_pool *p, struct check_set *s)
 {
 	p->set = s;
 	p->next = 0;
 	p->outstanding = 0;
 	p->nretry = 0;
-	p->retried = calloc(s->nitems ? s->nitems : 1, 1);
+	p->draining = 0;
+	p->busy_s = 0;
+	p->t_busy = now_s();
+	for (size_t i = 0; i < s->nitems; i++)
+		s->items[i].retried = 0;
+}
+
+int checker_pool_fds(const struct checker_pool *p, struct pollfd *fds, int max)
+{
+	int k;
+
+	for (k = 0; k < p->n && k < max; k++)
+		fds[k] = (struct pollfd){ .fd = p->shares[k].fd, .events = POLLIN };
+	return k;
+}
+
+void checker_pool_step(struct checker_pool *p, const struct pollfd *fds, int n)
+{
+	int k;
+
+	count_busy(p);
+	for (k = 0; fds && k < n && k < p->n; k++)
+		if (fds[k].fd >= 0 && fds[k].fd == p->shares[k].fd && fds[k].revents)
+			pump(p, &p->shares[k]);
+	/* A parked guest takes the next ready image, or stays parked. */
+	for (k = 0; k < p->n; k++)
+		if (p->shares[k].fd >= 0 && p->shares[k].waiting)
+			serve(p, &p->shares[k]);
+	count_busy(p);
+}
+
+double checker_pool_end(struct checker_pool *p, int rest)
+{
+	struct check_set *s = p->set;
+
+	p->draining = !rest;
 	for (;;) {
 		struct pollfd fds[CHECK_MAX_PARALLEL];
-		int k, alive = 0;
+		int k, alive = 0, n;
 
-		for (k = 0; k < p->n; k++) {
-			/* A parked guest takes the next image, or stays parked. */
-			if (p->shares[k].fd >= 0 && p->shares[k].waiting)
-				serve(p, &p->shares[k]);
-			fds[k] = (struct pollfd){ .fd = p->shares[k].fd, .events = POLLIN };
-			alive += p->shares[k].fd >= 0;
-		}
-		if (!alive || (!p->outstanding && (s->disk_full.code || (!p->nretry && p->next >= s->nitems))))
-			break;
-		if (poll(fds, p->n, 1000) < 0 && errno != EINTR)
-			break;
+		checker_pool_step(p, NULL, 0);
 		for (k = 0; k < p->n; k++)
-			if (fds[k].fd >= 0 && fds[k].revents)
-				pump(p, &p->shares[k]);
+			alive += p->shares[k].fd >= 0;
+		if (!alive || (!p->outstanding && (s->disk_full.code || p->draining ||
+						   (!p->nretry && p->next >= s->nready))))
+			break;
+		n = checker_pool_fds(p, fds, CHECK_MAX_PARALLEL);
+		if (poll(fds, n, 1000) < 0 && errno != EINTR)
+			break;
+		checker_pool_step(p, fds, n);
 	}
-	free(p->retried);
-	p->retried = NULL;
 	p->set = NULL;
+	p->draining = 0;
+	return p->busy_s;
+}
+
+void checker_pool_check(struct checker_pool *p, struct check_set *s)
+{
+	s->nready = s->nitems;
+	checker_pool_begin(p, s);
+	checker_pool_end(p, 1);
 }
 
 void checker_pool_ready(struct checker_pool *p)

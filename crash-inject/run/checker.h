@@ -19,6 +19,7 @@
 #define HARNESS_CHECKER_H
 
 #include <jansson.h>
+#include <poll.h>
 #include <stddef.h>
 
 #include "../judge/check_phases.h"
@@ -34,6 +35,7 @@ struct check_item {
 	json_t *verdict;		/* the checker's, or set beforehand: not sent */
 	struct check_phases phases;	/* where its check's time went */
 	struct data_map *map;		/* where its data file lay, if the checker said */
+	int retried;			/* its guest was killed from outside, and it went again */
 };
 
 /* One set of images: one scenario on one filesystem. */
@@ -45,6 +47,9 @@ struct check_set {
 	size_t nacks;
 	struct check_item *items;
 	size_t nitems;
+	/* The first nready items may be handed out: a set checked while its
+	 * images are still being made grows (checker_pool_begin). */
+	size_t nready;
 	/* What a black-box program printed, in order: item i goes with its first
 	 * items[i].printed lines (proto/print_line.h); NULL: nothing. */
 	char *const *printed;
@@ -74,6 +79,19 @@ struct checker_pool *checker_pool_start(const struct checker_options *o);
 /* Judge every item of s without a verdict; returns when each has one or no
  * guest is left (the rest keep verdict NULL). */
 void checker_pool_check(struct checker_pool *p, struct check_set *s);
+/*
+ * The same, for a set that grows while it is checked (a crash writer's
+ * images, checked as they are taken): begin, then step after each poll of
+ * the pool's descriptors and whenever the caller has made more items ready
+ * (fds NULL), then end. end(rest 1) judges every ready item; end(rest 0)
+ * hands out nothing more and waits for those out. end returns the seconds
+ * during which some item was with a guest.
+ */
+void checker_pool_begin(struct checker_pool *p, struct check_set *s);
+/* The pool's descriptors, at most max (CHECK_MAX_PARALLEL is enough): how many. */
+int checker_pool_fds(const struct checker_pool *p, struct pollfd *fds, int max);
+void checker_pool_step(struct checker_pool *p, const struct pollfd *fds, int n);
+double checker_pool_end(struct checker_pool *p, int rest);
 /* Wait until every guest has booted and asks for an image. */
 void checker_pool_ready(struct checker_pool *p);
 /* End the guests. guests: how many booted; boot_s: the longest time one
