@@ -3,6 +3,7 @@
  * pmem-harness crashtest, one file per phase of a scenario:
  *   crash_writer.c    the writer guest, its acks and crash points
  *   crash_images.c    the crash images: made, deduplicated, written, dropped
+ *   crash_check.c     the checker guests on them, during and after the writer
  *   crash_judge.c     the checker's reports turned into verdicts and a row
  *   crash_scenario.c  one scenario on one filesystem, writer to row
  *   crash_summary.c   the run's documents: run.json, summary.json, tables
@@ -137,6 +138,16 @@ struct crash_scenario_state {
 	struct image *images;
 	struct check_item *checks;
 	size_t nimages;
+	/* Images made of the first points_imaged points, compared with those
+	 * before them up to deduped (twins: identical to one before). The
+	 * subsets draw from their own random state, so that when a point's
+	 * images are made does not change which. */
+	size_t points_imaged, deduped, twins;
+	unsigned int subset_rng;
+	/* The images as the checkers have them (crash_check.c); checking: they
+	 * take each as it is ready, while the writer runs. */
+	struct check_set check;
+	int checking;
 };
 
 static inline double now_s(void)
@@ -175,33 +186,50 @@ off_t crash_free_bytes(const char *dir);
  * in st->disk_full. */
 int crash_room_for(struct crash_scenario_state *st, off_t need);
 /*
- * ADR: every crash point becomes its boundary images (all pending lines
- * kept: eADR; none: strict ADR) and subsets between. They stay descriptions
- * (a point and a mask) until the checker or the evidence needs the bytes.
+ * The images ready to check: how many (they are the first). ADR: every
+ * crash point whose ack line has come (all: every point) becomes its
+ * boundary images (all pending lines kept: eADR; none: strict ADR) and
+ * subsets between. They stay descriptions (a point and a mask) until the
+ * checker or the evidence needs the bytes. An image identical to one
+ * before it is that one's twin (same_as), checked once.
  */
-void crash_images_from_points(struct crash_scenario_state *st);
+size_t crash_images_ready(struct crash_scenario_state *st, int all);
 /* Put an image's bytes into dst (create: a new file; else over dst in
  * place): a copy of its file, or its point's lines. */
 int crash_image_write(const struct crash_scenario_state *st, const struct image *im, const char *dst, int create);
-/* Identical images are checked once; returns how many are twins of another. */
-size_t crash_images_dedup(struct crash_scenario_state *st);
 /*
  * A scenario the disk had no room for is not judged: its images go, to give
  * the space back, and a resumed run takes the scenario again.
  */
 void crash_images_drop(struct crash_scenario_state *st);
 
+/* crash_check.c: the checker guests on the images */
+/* Before the writer: with the run's pool, the images are checked as they are
+ * made (not a black box, nor a row with a checker of its own). */
+void crash_check_begin(struct crash_scenario_state *st, const char *fs);
+/* The writer's hooks: the pool's descriptors, and what poll said of them
+ * (fds NULL: only hand out what is newly ready). */
+int crash_check_fds(struct crash_scenario_state *st, struct pollfd *fds, int max);
+void crash_check_step(struct crash_scenario_state *st, const struct pollfd *fds, int n);
+/* The scenario is not judged: nothing more goes out, and those out end. */
+void crash_check_abandon(struct crash_scenario_state *st);
+/* After the writer: every image judged. busy: seconds some image was with a
+ * checker; tail: seconds after the writer. 0, or -1 when the disk filled up
+ * under them (st->disk_full). */
+int crash_check_rest(struct crash_scenario_state *st, double *busy, double *tail);
+
 /* crash_judge.c: the verdicts */
 /* What a scenario's row says besides its verdicts. */
 struct crash_row_facts {
 	double t0;		/* when the scenario began */
 	double writer_seconds;	/* the writer guest: boot, program, crash points */
-	double check_seconds;	/* the checker guests' time on its images */
+	double check_seconds;	/* seconds some image was with a checker guest */
+	double check_tail_seconds;	/* the checkers' after the writer ended */
 	enum vm_status status;	/* how the writer guest ended */
 	const char *failure;	/* why the writer's run failed, or "" */
 	size_t twins;		/* images identical to one checked */
 };
-/* A scenario stopped by a full disk after its writer: nothing of it is kept. */
+/* A scenario that is not judged (a full disk, an ack log not written): nothing of it is kept. */
 void crash_unjudged(struct crash_scenario_state *st);
 /* Every image's verdict written, and the scenario's row of summary.json;
  * NULL when the disk filled up (st->disk_full, nothing kept). */

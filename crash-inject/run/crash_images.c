@@ -51,50 +51,46 @@ int crash_room_for(struct crash_scenario_state *st, off_t need)
 	return 0;
 }
 
-void crash_images_from_points(struct crash_scenario_state *st)
+/* A crash point's images: its two boundaries and the subsets between. */
+static void point_images(struct crash_scenario_state *st, size_t p)
 {
-	/* A copy: the writer's random state does not move for the subsets. */
-	unsigned int seed = st->rng;
+	struct adr_point *pt = &st->points[p];
 	struct adr_subset what[ADR_MAX_MASKS];
+	size_t n = pt->nlines, width = n + pt->nversions, k, nmasks;
+	/* Bounded: width * ADR_MAX_MASKS bytes, freed before the next point. */
+	unsigned char *masks = malloc((width ? width : 1) * ADR_MAX_MASKS), *changed = malloc(n ? n : 1);
+	struct image *im;
 
-	for (size_t p = 0; p < st->npoints; p++) {
-		struct adr_point *pt = &st->points[p];
-		size_t n = pt->nlines, width = n + pt->nversions, k, nmasks;
-		/* Bounded: width * ADR_MAX_MASKS bytes, freed before the next point. */
-		unsigned char *masks = malloc((width ? width : 1) * ADR_MAX_MASKS), *changed = malloc(n ? n : 1);
-		struct image *im;
-
-		if (!masks || !changed)
+	if (!masks || !changed)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		changed[i] = adr_changed_words(pt, i);
+	nmasks = adr_subsets(pt->lines, changed, n, &st->opt->adr, &st->subset_rng, masks, what, ADR_MAX_MASKS);
+	free(changed);
+	for (k = 0; k < nmasks + 2 && (im = crash_image_new(st)); k++) {
+		/* Every line's byte, then every earlier value's (none laid over in the two boundaries). */
+		im->keep = calloc(width ? width : 1, 1);
+		if (!im->keep)
 			abort();
-		for (size_t i = 0; i < n; i++)
-			changed[i] = adr_changed_words(pt, i);
-		nmasks = adr_subsets(pt->lines, changed, n, &st->opt->adr, &seed, masks, what, ADR_MAX_MASKS);
-		free(changed);
-		for (k = 0; k < nmasks + 2 && (im = crash_image_new(st)); k++) {
-			/* Every line's byte, then every earlier value's (none laid over in the two boundaries). */
-			im->keep = calloc(width ? width : 1, 1);
-			if (!im->keep)
-				abort();
-			if (k == 0) {
-				snprintf(im->variant, sizeof(im->variant), "eadr");
-				memset(im->keep, ADR_KEEP, n);
-			} else if (k == 1) {
-				snprintf(im->variant, sizeof(im->variant), "adr");
-			} else {
-				adr_subset_name(&what[k - 2], im->variant, sizeof(im->variant));
-				memcpy(im->keep, masks + (k - 2) * width, width);
-			}
-			snprintf(im->path, sizeof(im->path), "%s/images/p%03zu-%s.img", st->dir, p, im->variant);
-			im->point = p;
-			/* The marker comes before its ack line: a guest that died or
-			 * was refused between the two claimed one record fewer. */
-			st->checks[st->nimages].acked = pt->acked < st->nacks ? pt->acked : st->nacks;
-			st->checks[st->nimages].printed = pt->printed;
-			im->why = pt->kind;
-			st->nimages++;
+		if (k == 0) {
+			snprintf(im->variant, sizeof(im->variant), "eadr");
+			memset(im->keep, ADR_KEEP, n);
+		} else if (k == 1) {
+			snprintf(im->variant, sizeof(im->variant), "adr");
+		} else {
+			adr_subset_name(&what[k - 2], im->variant, sizeof(im->variant));
+			memcpy(im->keep, masks + (k - 2) * width, width);
 		}
-		free(masks);
+		snprintf(im->path, sizeof(im->path), "%s/images/p%03zu-%s.img", st->dir, p, im->variant);
+		im->point = p;
+		/* The marker comes before its ack line: a guest that died or
+		 * was refused between the two claimed one record fewer. */
+		st->checks[st->nimages].acked = pt->acked < st->nacks ? pt->acked : st->nacks;
+		st->checks[st->nimages].printed = pt->printed;
+		im->why = pt->kind;
+		st->nimages++;
 	}
+	free(masks);
 }
 
 int crash_image_write(const struct crash_scenario_state *st, const struct image *im, const char *dst, int create)
@@ -104,11 +100,10 @@ int crash_image_write(const struct crash_scenario_state *st, const struct image 
 	return create ? image_copy(im->path, dst) : image_rewrite(im->path, dst);
 }
 
-size_t crash_images_dedup(struct crash_scenario_state *st)
+/* The images not yet compared with those before them: each that equals one is its twin. */
+static void dedup(struct crash_scenario_state *st)
 {
-	size_t twins = 0;
-
-	for (size_t i = 0; i < st->nimages; i++) {
+	for (size_t i = st->deduped; i < st->nimages; i++) {
 		struct image *im = &st->images[i];
 
 		if (im->point >= 0)
@@ -125,11 +120,21 @@ size_t crash_images_dedup(struct crash_scenario_state *st)
 			    st->checks[j].acked == st->checks[i].acked &&
 			    st->checks[j].printed == st->checks[i].printed) {
 				st->checks[i].same_as = j;
-				twins++;
+				st->twins++;
 				break;
 			}
 	}
-	return twins;
+	st->deduped = st->nimages;
+}
+
+size_t crash_images_ready(struct crash_scenario_state *st, int all)
+{
+	/* A point's ack line comes after it: until then its record count is open. */
+	while (st->points_imaged < st->npoints &&
+	       (all || st->points[st->points_imaged].acked <= st->nacks))
+		point_images(st, st->points_imaged++);
+	dedup(st);
+	return st->nimages;
 }
 
 void crash_images_drop(struct crash_scenario_state *st)
@@ -145,4 +150,6 @@ void crash_images_drop(struct crash_scenario_state *st)
 		adr_point_free(&st->points[p]);
 	}
 	st->nimages = st->npoints = 0;
+	st->points_imaged = st->deduped = st->twins = 0;
 }
+

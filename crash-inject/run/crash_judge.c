@@ -520,8 +520,12 @@ static json_t *scenario_row(struct crash_scenario_state *st, const struct scenar
 			"seconds", now_s() - f->t0, "check_seconds", f->check_seconds, "writer",
 			vm_status_name(f->status), "deduplicated", (json_int_t)f->twins);
 	/* Where the time went: the writer (boot, program, crash points), and
-	 * under ADR its saving of the points; check_seconds is the checkers'. */
+	 * under ADR its saving of the points; check_seconds is the checkers'
+	 * (while some image was with one, the writer running or not), and
+	 * check_tail_seconds the part after the writer. */
 	json_object_set_new(row, "writer_seconds", json_real(f->writer_seconds));
+	json_object_set_new(row, "check_tail_seconds", json_real(f->check_tail_seconds));
+
 	if (is_adr(st))
 		json_object_set_new(row, "snapshot_seconds", json_real(st->snapshot_seconds));
 	/* The writer's phases, where each was reached: setting up (the NVDIMM's

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One scenario on one filesystem: the writer guest takes the crash images
- * (crash_writer.c), the checker guests check them (crash-inject/run/checker.c), and
- * the host judges each against the ack log (crash_judge.c). Its files go
- * to crash/<scenario>__<fs>/: acks.log, images/ and one JSON per image.
+ * (crash_writer.c), the checker guests check them, as they come and after
+ * the writer (crash_check.c), and the host judges each against the ack log
+ * (crash_judge.c). Its files go to crash/<scenario>__<fs>/: acks.log,
+ * images/ and one JSON per image.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,46 +33,6 @@ static int scenario_dir(struct crash_scenario_state *st, const struct scenario *
 	return 0;
 }
 
-/* The checker asks for image i: its file, or its crash point's lines. */
-static int write_checked(void *ctx, size_t i, const char *dst)
-{
-	struct crash_scenario_state *st = ctx;
-
-	return crash_image_write(st, &st->images[i], dst, 0);
-}
-
-/*
- * Every image to the checker guests, which give each a report, in *seconds:
- * 0, or -1 when the disk filled up under them (st->disk_full).
- */
-static int check_images(struct crash_scenario_state *st, const char *fs, double *seconds)
-{
-	struct check_set check = { .fs = fs, .acks = st->acks,
-				   .nacks = st->nacks, .items = st->checks, .nitems = st->nimages,
-				   .write_image = write_checked, .ctx = st,
-				   .printed = st->blackbox ? st->printed : NULL };
-	double t0 = now_s();
-	off_t free_after;
-
-	if (st->row_checker)
-		checker_run(st->row_checker, &check);
-	else if (st->pool)
-		checker_pool_check(st->pool, &check);
-	*seconds = now_s() - t0;
-	/* A disk that filled up under the checkers failed them (a write into
-	 * one's NVDIMM, or its QEMU's SIGBUS on the mapped file), not the
-	 * images: the scenario is not judged, and a resume runs it again. */
-	free_after = crash_free_bytes(st->dir);
-	if (check.disk_full.code)
-		run_error_set(&st->disk_full, check.disk_full.code, "the disk under %s is full: %s", st->dir,
-			      check.disk_full.context);
-	else if (free_after >= 0 && free_after < DISK_RESERVE)
-		run_error_set(&st->disk_full, ENOSPC,
-			      "the disk under %s is full: %lld MiB free after the checkers ran, less than the %lld MiB kept for the results",
-			      st->dir, (long long)(free_after >> 20), (long long)(DISK_RESERVE >> 20));
-	return st->disk_full.code ? -1 : 0;
-}
-
 json_t *crash_scenario_run(struct crash_scenario_state *st, const struct scenario *sc, const char *fs)
 {
 	const char *kernel = sc->kernel[0] ? sc->kernel : st->opt->kernel;
@@ -82,16 +43,25 @@ json_t *crash_scenario_run(struct crash_scenario_state *st, const struct scenari
 	json_t *row;
 
 	crash_writer_begin(st, sc->platform);
-	if (scenario_dir(st, sc, fs) < 0 || crash_writer_run(st, sc, fs, kernel, &r) < 0)
+	if (scenario_dir(st, sc, fs) < 0)
 		return NULL;
+	crash_check_begin(st, fs);
+	if (crash_writer_run(st, sc, fs, kernel, &r) < 0) {
+		crash_check_abandon(st);
+		return NULL;
+	}
 	f.writer_seconds = now_s() - f.t0;
 	if (st->log_error.code)
 		fprintf(stderr, "crashtest: %s/%s: %s; stopped the writer at %zu acks, and its images are not judged\n",
 			sc->name, fs, st->log_error.context, st->nacks);
 	if (st->disk_full.code || st->log_error.code) {
-		crash_images_drop(st);
+		crash_check_abandon(st);
+		crash_unjudged(st);
 		return NULL;
 	}
+
+	/* Every point's images, those whose ack line never came among them. */
+	crash_images_ready(st, 1);
 	if (st->protocol_error[0])
 		fprintf(stderr, "crashtest: %s/%s: the guest broke the ack protocol, stopped at %zu acks: %s; the %zu images taken before are judged\n",
 			sc->name, fs, st->nacks, st->protocol_error, st->nimages);
@@ -102,11 +72,11 @@ json_t *crash_scenario_run(struct crash_scenario_state *st, const struct scenari
 		fprintf(stderr, "crashtest: %s/%s: your program never fenced a line it wrote back (no clwb, clflushopt or NT store followed by sfence): under ADR it has no crash points but the one after it exited\n",
 			sc->name, fs);
 	f.status = r.status;
-	f.twins = crash_images_dedup(st);
-	if (check_images(st, fs, &f.check_seconds) < 0) {
+	if (crash_check_rest(st, &f.check_seconds, &f.check_tail_seconds) < 0) {
 		crash_unjudged(st);
 		return NULL;
 	}
+	f.twins = st->twins;
 	row = crash_judge(st, sc, fs, kernel, &f);
 	/* A black box whose recovery fails without any crash says so, once. */
 	tp = json_string_value(json_object_get(json_object_get(row, "blackbox"), "target_problem"));

@@ -5,8 +5,9 @@
  * before it is answered. Right after chosen acks, and at random times, the
  * guest is paused (QMP stop), the NVDIMM backing file copied (a crash image
  * that records how many acks were logged) and the guest resumed; under ADR
- * the cache model holds the vCPU at a crash point instead, and the images
- * are made from the points afterwards (crash_images.c). When the job is
+ * the cache model holds the vCPU at a crash point instead, and a point's
+ * images are made once its ack line has come (crash_images.c). The checker
+ * guests take each image as it is made (crash_check.c). When the job is
  * done the guest asks "done" and QEMU is killed with SIGKILL before
  * anything else runs: the last crash image.
  */
@@ -32,6 +33,9 @@
 void crash_writer_begin(struct crash_scenario_state *st, const char *platform)
 {
 	st->nacks = st->nimages = st->npoints = 0;
+	st->points_imaged = st->deduped = st->twins = 0;
+	/* Its own stream, apart from the writer's draws (crash.h). */
+	st->subset_rng = st->rng ^ 0x9e3779b9u;
 	st->done = st->base_checked = st->have_last_rec = 0;
 	st->acks_checked = st->acks_unlocated = st->acks_pending = 0;
 	st->snapshot_seconds = 0;
@@ -273,6 +277,18 @@ static void take_point(struct crash_scenario_state *st, struct vm *vm, const cha
 		adr_model_go(&st->model);
 }
 
+/* The checker pool's, while it checks images the writer made (crash_check.c). */
+static int writer_more_fds(void *ctx, struct pollfd *fds, int max)
+{
+	return crash_check_fds(ctx, fds, max);
+}
+
+static void writer_more(void *ctx, struct vm *vm, const struct pollfd *fds, int n)
+{
+	(void)vm;
+	crash_check_step(ctx, fds, n);
+}
+
 static int writer_poll_fd(void *ctx)
 {
 	struct crash_scenario_state *st = ctx;
@@ -452,6 +468,8 @@ static void writer_line(void *ctx, struct vm *vm, const char *line)
 		st->next_ack_crash += 15 + rand_r(&st->rng) % 30;
 	}
 	vm_reply(vm, ACK_REPLY_FMT, rec.seq);
+	/* The image just taken, or the point this line completes, goes out. */
+	crash_check_step(st, NULL, 0);
 }
 
 /* The model was told where the NVDIMM is; QEMU must agree. */
@@ -543,7 +561,8 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 	char golden[PATH_MAX], nv[PATH_MAX], kpath[PATH_MAX], ipath[PATH_MAX], path[PATH_MAX];
 	char plugin[2 * PATH_MAX];	/* two paths and short words */
 	struct vm_hooks hooks = { .ctx = st, .on_line = writer_line, .on_tick = writer_tick, .tick_ms = 50,
-				  .poll_fd = writer_poll_fd, .on_fd = writer_fd };
+				  .poll_fd = writer_poll_fd, .on_fd = writer_fd,
+				  .more_fds = writer_more_fds, .on_more = writer_more };
 	struct vm_options o;
 	struct vm_file input;
 	char *script;
@@ -630,7 +649,6 @@ int crash_writer_run(struct crash_scenario_state *st, const struct scenario *sc,
 		adr_model_stop(&st->model);
 		if (st->model_error[0])
 			fprintf(stderr, "crashtest: %s/%s: %s\n", sc->name, fs, st->model_error);
-		crash_images_from_points(st);
 	}
 	unlink(nv);
 	return 0;
