@@ -202,7 +202,7 @@ tap_ok $? "msync under ADR: every image intact, the kernel's flushes all resolve
 # memcpy, named by its caller) and the non-temporal store of the unfenced
 # copy. Every cause must name exactly that line.
 copy_site="writer.c:$(grep -n -F 'memcpy(s->map + off, buf, j->bs);' workloads/writer.c | cut -d: -f1) (do_write) via a shared library"
-nt_site="cpu_flush.c:$(grep -n -F '_mm_stream_si64((long long *)d, v);' workloads/cpu_flush.c | cut -d: -f1) (cpu_ntstore_copy_unfenced)"
+nt_site="cpu_flush.c:$(grep -n -F 'asm volatile("movnti %1, %0"' workloads/cpu_flush.c | cut -d: -f1) (cpu_ntstore_copy_unfenced)"
 crash planted --scenarios sync-none-adr,sync-clwb-nofence-adr,sync-ntstore-nofence-adr
 rc=$?
 sum=$out/planted/crash/summary.json

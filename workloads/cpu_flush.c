@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* User-space persistence with CPU instructions: see cpu_flush.h. */
+/*
+ * User-space persistence with CPU instructions (cpu_flush.h), in asm: each
+ * program is built with this file, and <immintrin.h> took 0.33 of its 0.55 s.
+ */
 #include <cpuid.h>
-#include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -36,24 +38,22 @@ const char *cpu_flush_insn(void)
 	}
 }
 
-__attribute__((target("clwb")))
 static void flush_clwb(uintptr_t p, uintptr_t end)
 {
 	for (; p < end; p += CACHELINE)
-		_mm_clwb((void *)p);
+		asm volatile("clwb %0" : "+m"(*(volatile char *)p));
 }
 
-__attribute__((target("clflushopt")))
 static void flush_clflushopt(uintptr_t p, uintptr_t end)
 {
 	for (; p < end; p += CACHELINE)
-		_mm_clflushopt((void *)p);
+		asm volatile("clflushopt %0" : "+m"(*(volatile char *)p));
 }
 
 static void flush_clflush(uintptr_t p, uintptr_t end)
 {
 	for (; p < end; p += CACHELINE)
-		_mm_clflush((void *)p);
+		asm volatile("clflush %0" : "+m"(*(volatile char *)p));
 }
 
 void cpu_writeback_unfenced(const void *addr, size_t len)
@@ -72,7 +72,7 @@ void cpu_flush(const void *addr, size_t len)
 {
 	cpu_writeback_unfenced(addr, len);
 	/* clflush is ordered by itself; the others need the fence. */
-	_mm_sfence();
+	asm volatile("sfence" ::: "memory");
 }
 
 void cpu_ntstore_copy_unfenced(void *dst, const void *src, size_t len)
@@ -93,7 +93,7 @@ void cpu_ntstore_copy_unfenced(void *dst, const void *src, size_t len)
 		long long v;
 
 		memcpy(&v, s, 8);
-		_mm_stream_si64((long long *)d, v);
+		asm volatile("movnti %1, %0" : "=m"(*(long long *)d) : "r"(v));
 	}
 	if (len) {
 		memcpy(d, s, len);
@@ -104,5 +104,5 @@ void cpu_ntstore_copy_unfenced(void *dst, const void *src, size_t len)
 void cpu_ntstore_copy(void *dst, const void *src, size_t len)
 {
 	cpu_ntstore_copy_unfenced(dst, src, len);
-	_mm_sfence();
+	asm volatile("sfence" ::: "memory");
 }
