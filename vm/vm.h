@@ -137,6 +137,20 @@ int vm_flavour_boot(const char *build, const char *flavour, struct qemu_config *
 #define BENCH_INITRAMFS "initramfs.cpio"
 #define CRASH_INITRAMFS "initramfs-crash.cpio"
 
+/*
+ * The crash checkers' CPU model. Without ERMS and FSRM the kernel copies
+ * and clears with rep movsq/stosq, not rep movsb/stosb, which TCG runs one
+ * byte per iteration. Without SSE4.2 the kernel's crc32c is the
+ * table-driven C code, not crc32c-intel, whose crc32 instruction TCG runs
+ * bit by bit (helper_crc32: a quarter of a checker's host time in a perf
+ * profile). Which code the kernel picks changes how it computes, not what
+ * it replays or checks. The writer keeps the full model: its kernel is
+ * what is tested, and with ERMS, as on the hardware of today, its DAX CoW
+ * copy is copy_mc_enhanced_fast_string (tests/adr.t and docs/findings.md
+ * name that store; without ERMS it is another).
+ */
+#define CRASH_CPU "max,erms=off,fsrm=off,sse4.2=off"
+
 /* Options for one guest of a flavour under build/kernels, one vCPU, 1 GiB,
  * booting build/initramfs (BENCH_INITRAMFS or CRASH_INITRAMFS), with nvdimm
  * as its NVDIMM; kpath and ipath hold the paths it names. The caller sets

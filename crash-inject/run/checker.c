@@ -188,15 +188,8 @@ static int slot_main(const struct checker_options *o, int index, int fd)
 		 * (warnings and worse): under TCG every byte of boot chatter
 		 * on the serial port costs. */
 		vo.qemu.append = "loglevel=5";
-		/* Without ERMS and FSRM the kernel copies and clears with
-		 * rep movsq/stosq, not byte-wise rep movsb/stosb, which TCG
-		 * runs one byte per iteration: reading an image's log and
-		 * metadata costs less. Which memcpy the kernel picks does not
-		 * change what it replays or what fsck reads. Without SSE4.2 the
-		 * kernel's crc32c is the table-driven C code, not crc32c-intel:
-		 * TCG runs the crc32 instruction bit by bit (helper_crc32), a
-		 * quarter of a checker's host time in a perf profile. */
-		vo.qemu.cpu = "max,erms=off,fsrm=off,sse4.2=off";
+		/* Reading an image's log and metadata costs less (vm.h). */
+		vo.qemu.cpu = CRASH_CPU;
 		vo.boot_timeout = CHECK_BOOT_TIMEOUT;
 		vo.run_timeout = 7 * 24 * 3600; /* it waits for the pool between sets */
 		vo.script = script;
