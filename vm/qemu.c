@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Build the QEMU command line for one guest: see qemu.h. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,9 +207,17 @@ int qemu_build_argv(const struct qemu_config *c, struct argv *a)
 
 int qemu_version(const char *binary, char *buf, size_t size)
 {
+	/* The last binary asked about, and its answer: a crash run asks for
+	 * run.json, then for each guest's saved-boot key (the checker slots,
+	 * forked after, inherit it), and each answer cost a QEMU start. */
+	static char last_binary[PATH_MAX], last_version[64];
 	char *argv[] = { (char *)binary, "--version", NULL }, out[256];
 	const char *v;
 
+	if (last_version[0] && !strcmp(binary, last_binary)) {
+		snprintf(buf, size, "%s", last_version);
+		return 0;
+	}
 	/* An argv, not a command line: $QEMU may be any path. */
 	if (child_output(argv, out, sizeof(out)) != 0)
 		return -1;
@@ -218,6 +227,8 @@ int qemu_version(const char *binary, char *buf, size_t size)
 		return -1;
 	v += strlen("version ");
 	snprintf(buf, size, "%.*s", (int)strcspn(v, " \n("), v);
+	snprintf(last_binary, sizeof(last_binary), "%s", binary);
+	snprintf(last_version, sizeof(last_version), "%s", buf);
 	return 0;
 }
 
