@@ -11,6 +11,7 @@
 
 #include "lib/rundir.h"
 #include "tap.h"
+#include "scratch.h"
 
 static char top[] = "/tmp/unit-rundir.XXXXXX";
 
@@ -21,15 +22,10 @@ static int mode_of(const char *path)
 	return stat(path, &st) < 0 ? -1 : (int)(st.st_mode & 07777);
 }
 
-/* A path under top; four at a time. */
+/* A path under top. */
 static const char *in(const char *sub)
 {
-	static char paths[4][512];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(paths[i], sizeof(paths[i]), "%s/%s", top, sub);
-	return paths[i];
+	return scratch_path(top, sub);
 }
 
 static void touch(const char *sub)

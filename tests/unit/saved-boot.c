@@ -15,6 +15,7 @@
 
 #include "vm/saved_boot.h"
 #include "tap.h"
+#include "scratch.h"
 
 static char top[] = "/tmp/unit-saved-boot.XXXXXX";
 
@@ -34,12 +35,7 @@ int vm_run(struct vm_options *o, struct vm_result *r)
 
 static const char *in(const char *sub)
 {
-	static char paths[4][512];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(paths[i], sizeof(paths[i]), "%s/%s", top, sub);
-	return paths[i];
+	return scratch_path(top, sub);
 }
 
 /* Write text into top/sub with a given modification time. */

@@ -21,6 +21,7 @@
 #include "lib/rundir.h"
 #include "vm/vm.h"
 #include "tap.h"
+#include "scratch.h"
 #include "crash-inject/run/user_program.h"
 
 static char top[] = "/tmp/unit-user-program.XXXXXX";
@@ -70,12 +71,7 @@ static int build(const char *spec, const char *out, const char *ldlibs)
 
 static char *in(const char *name)
 {
-	static char paths[8][512];
-	static int i;
-
-	i = (i + 1) % 8;
-	snprintf(paths[i], sizeof(paths[i]), "%s/%s", top, name);
-	return paths[i];
+	return scratch_path(top, name);
 }
 
 static int is_static_elf(const char *path)
