@@ -2,12 +2,14 @@
 /* A user's program or checker, made into something the guest runs: see user_program.h. */
 #define _GNU_SOURCE
 #include <elf.h>
+#include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <wordexp.h>
 #include <xxhash.h>
@@ -411,9 +413,11 @@ static int links_pmdk(char *const *ldlibs)
 }
 
 /* One C or C++ file into the object obj. */
-static int compile_one(struct cmd *c, const struct recipe *r, const char *src, char *obj)
+/* Start compiling src into obj (C with $CC, C++ with $CXX): its pid, or -1. */
+static pid_t compile_start(struct cmd *c, const struct recipe *r, const char *src, char *obj)
 {
 	int cxx = is_cxx(src);
+	pid_t pid;
 
 	add_all(c, cxx ? r->cxx : r->cc);
 	add_all(c, r->mk[cxx ? MK_CXXFLAGS : MK_CFLAGS]);
@@ -423,62 +427,65 @@ static int compile_one(struct cmd *c, const struct recipe *r, const char *src, c
 	add(c, "-o");
 	add(c, obj);
 	add(c, (char *)src);
-	return run(c);
+	pid = child_start(c->v, 0);
+	c->n = 0;
+	return pid;
 }
 
 /*
- * C alone: one $CC command, as always. With C++: each C file (the helpers
- * too) compiled by $CC and each C++ file by $CXX into tmp, then linked by
- * $CXX with libstdc++. Each an argv: no shell, so any path works.
+ * Every C and C++ file, the helpers too, compiled into tmp at once, each
+ * by its own compiler: one gcc for them all compiled one after another,
+ * and the helpers go with every program. Then one link: by $CXX with
+ * libstdc++ when any file is C++, else by $CC; the --cflags go to it too
+ * (-fsanitize, -pthread). Each an argv: no shell, so any path works.
  */
 static int compile(const struct recipe *r, char **src, int n, const char *out, const char *tmp)
 {
-	char *const *helpers = r->mk[MK_HELPERS], **objs = NULL;
-	int i, nobj = 0, cxxmode = 0, ret = -1;
+	char *const *helpers = r->mk[MK_HELPERS], **objs = NULL, *file;
+	int i, k, nh, nobj = 0, cxxmode = 0, ret = -1, status;
 	struct cmd c = { 0 };
+	pid_t *pids;
 
 	for (i = 0; i < n; i++)
 		cxxmode |= is_cxx(src[i]);
-	if (!cxxmode) {
-		add_all(&c, r->cc);
-		add_all(&c, r->mk[MK_CFLAGS]);
-		if (!links_pmdk(r->ldlibs))
-			add_all(&c, r->mk[MK_STATIC]);
-		add_all(&c, r->mk[MK_INCLUDE]);
-		add(&c, "-o");
-		add(&c, (char *)out);
-		for (i = 0; i < n; i++)
-			add(&c, src[i]);
-		add_all(&c, helpers);
-		add_all(&c, r->cflags);
-		add_all(&c, r->ldlibs);
-		ret = run(&c);
-		goto out;
-	}
-	for (i = 0; helpers[i]; i++)
+	for (nh = 0; helpers[nh]; nh++)
 		;
-	objs = calloc((size_t)(i + n), sizeof(*objs));
-	if (!objs)
+	objs = calloc((size_t)(nh + n), sizeof(*objs));
+	pids = calloc((size_t)(nh + n), sizeof(*pids));
+	if (!objs || !pids)
 		abort();
-	for (i = 0; helpers[i]; i++) {
-		if (asprintf(&objs[nobj], "%s/%d.o", tmp, nobj) < 0)
-			abort();
-		if (compile_one(&c, r, helpers[i], objs[nobj++]) < 0)
-			goto out;
-	}
-	for (i = 0; i < n; i++) {
-		if (!is_c(src[i]) && !is_cxx(src[i]))
+	for (k = 0; k < nh + n; k++) {
+		file = k < nh ? helpers[k] : src[k - nh];
+		if (!is_c(file) && !is_cxx(file))
 			continue;
 		if (asprintf(&objs[nobj], "%s/%d.o", tmp, nobj) < 0)
 			abort();
-		if (compile_one(&c, r, src[i], objs[nobj++]) < 0)
-			goto out;
+		pids[nobj] = compile_start(&c, r, file, objs[nobj]);
+		nobj++;
 	}
-	add_all(&c, r->cxx);
-	add_all(&c, r->mk[MK_CXXFLAGS]);
+	ret = 0;
+	for (k = 0; k < nobj; k++) {
+		if (pids[k] < 0) {
+			ret = -1;
+			continue;
+		}
+		while (waitpid(pids[k], &status, 0) < 0)
+			if (errno != EINTR) {
+				status = -1;
+				break;
+			}
+		if (status < 0 || child_exit_status(status) != 0)
+			ret = -1;
+	}
+	if (ret < 0)
+		goto out;
+	add_all(&c, cxxmode ? r->cxx : r->cc);
+	add_all(&c, r->mk[cxxmode ? MK_CXXFLAGS : MK_CFLAGS]);
 	if (!links_pmdk(r->ldlibs))
 		add_all(&c, r->mk[MK_STATIC]);
-	add_all(&c, r->mk[MK_CXXLINK]);
+	if (cxxmode)
+		add_all(&c, r->mk[MK_CXXLINK]);
+	add_all(&c, r->cflags);
 	add(&c, "-o");
 	add(&c, (char *)out);
 	for (i = 0; i < nobj; i++)
@@ -490,9 +497,10 @@ static int compile(const struct recipe *r, char **src, int n, const char *out, c
 	add_all(&c, r->ldlibs);
 	ret = run(&c);
 out:
-	for (i = 0; objs && i < nobj; i++)
+	for (i = 0; i < nobj; i++)
 		free(objs[i]);
 	free(objs);
+	free(pids);
 	free(c.v);
 	return ret;
 }
