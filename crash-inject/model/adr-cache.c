@@ -313,7 +313,6 @@ static void flush_remove(guint i)
 
 /* The line's current bytes are now what survives a power loss. */
 static void line_durable(uint64_t line)
-
 {
 	guint i = 0;
 

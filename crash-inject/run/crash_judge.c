@@ -525,7 +525,6 @@ static json_t *scenario_row(struct crash_scenario_state *st, const struct scenar
 	 * check_tail_seconds the part after the writer. */
 	json_object_set_new(row, "writer_seconds", json_real(f->writer_seconds));
 	json_object_set_new(row, "check_tail_seconds", json_real(f->check_tail_seconds));
-
 	if (is_adr(st))
 		json_object_set_new(row, "snapshot_seconds", json_real(st->snapshot_seconds));
 	/* The writer's phases, where each was reached: setting up (the NVDIMM's
